@@ -1,0 +1,34 @@
+{#- Every event with its watchlist flag: the registration is watched before or after the event
+    (a manufacturer we watch that was removed still makes the event ours). -#}
+
+with
+
+events as (
+
+    select * from {{ ref('int_registration_events') }}
+
+),
+
+watched as (
+
+    select * from {{ ref('int_registrations_watched') }}
+
+),
+
+events_watched as (
+
+    select
+        events.*,
+        coalesce(current_watch.on_watchlist, false)
+            or coalesce(previous_watch.on_watchlist, false) as on_watchlist,
+        coalesce(current_watch.watch_terms, previous_watch.watch_terms) as watch_terms
+
+    from events
+    left join watched as current_watch
+        on events.record_id = current_watch.record_id
+    left join watched as previous_watch
+        on events.previous_record_id = previous_watch.record_id
+
+)
+
+select * from events_watched

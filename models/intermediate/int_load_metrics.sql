@@ -1,0 +1,127 @@
+{#- One row per load of the sequence with every figure the integrity signals compare: the
+    load's own counts, the previous load's, and the trailing history (30 days before the load,
+    baseline excluded) for the burst and speed signals. -#}
+
+with
+
+loads as (
+
+    select * from {{ ref('int_loads_sequenced') }}
+
+),
+
+items as (
+
+    select * from {{ ref('stg_mfds__items') }}
+    where load_id in (select load_id from loads)
+
+),
+
+events as (
+
+    select * from {{ ref('int_registration_events') }}
+
+),
+
+event_counts as (
+
+    select
+        load_id,
+        count(*) as event_count,
+        count(*) filter (where event_type = 'NEW') as new_count,
+        count(*) filter (where event_type = 'CHANGED') as changed_count,
+        count(*) filter (where event_type = 'WITHDRAWN') as withdrawn_count
+
+    from events
+    group by load_id
+
+),
+
+item_quality as (
+
+    select
+        load_id,
+        count(*) as record_count,
+        count(*) filter (where permit_parse_status = 'unparsed') as permit_parse_failures,
+        count(*) filter (where permit_date is not null and permit_date_parsed is null) as permit_date_failures,
+        {%- for field in registration_fields() %}
+        100.0 * count(*) filter (where {{ field }} is null) / nullif(count(*), 0) as {{ field }}_null_pct,
+        {%- endfor %}
+        count(*) filter (where repeat_count > 1) as repeated_records
+
+    from items
+    group by load_id
+
+),
+
+duplicate_numbers as (
+
+    select load_id, count(*) as duplicate_number_groups
+    from (
+        select load_id, permit_no_key
+        from items
+        where permit_no_key is not null
+        group by load_id, permit_no_key
+        having count(*) > 1 or max(repeat_count) > 1
+    ) as duplicated
+    group by load_id
+
+),
+
+ambiguous as (
+
+    select loads.load_id, count(*) as ambiguous_records
+    from {{ ref('int_registration_links') }} as links
+    inner join loads on links.load_seq = loads.load_seq
+    where links.match_stage = 'ambiguous'
+    group by loads.load_id
+
+),
+
+combined as (
+
+    select
+        loads.*,
+        coalesce(event_counts.event_count, 0) as event_count,
+        coalesce(event_counts.new_count, 0) as new_count,
+        coalesce(event_counts.changed_count, 0) as changed_count,
+        coalesce(event_counts.withdrawn_count, 0) as withdrawn_count,
+        item_quality.record_count,
+        item_quality.permit_parse_failures,
+        item_quality.permit_date_failures,
+        {%- for field in registration_fields() %}
+        item_quality.{{ field }}_null_pct,
+        {%- endfor %}
+        coalesce(duplicate_numbers.duplicate_number_groups, 0) as duplicate_number_groups,
+        coalesce(ambiguous.ambiguous_records, 0) as ambiguous_records
+
+    from loads
+    left join event_counts on loads.load_id = event_counts.load_id
+    left join item_quality on loads.load_id = item_quality.load_id
+    left join duplicate_numbers on loads.load_id = duplicate_numbers.load_id
+    left join ambiguous on loads.load_id = ambiguous.load_id
+
+),
+
+{%- set trailing = "order by as_of_date range between interval " ~ var('history_window_days') ~ " days preceding and interval 1 day preceding" %}
+
+with_history as (
+
+    select
+        *,
+        lag(total_count) over (order by load_seq) as previous_total_count,
+        lag(record_count) over (order by load_seq) as previous_record_count,
+        lag(duplicate_number_groups) over (order by load_seq) as previous_duplicate_number_groups,
+        {%- for field in registration_fields() %}
+        lag({{ field }}_null_pct) over (order by load_seq) as previous_{{ field }}_null_pct,
+        {%- endfor %}
+        count(case when not is_baseline then 1 end) over ({{ trailing }}) as history_loads,
+        median(case when not is_baseline then event_count end) over ({{ trailing }}) as event_count_median,
+        max(case when not is_baseline then withdrawn_count end) over ({{ trailing }}) as withdrawn_count_max,
+        median(duration_s) over ({{ trailing }}) as duration_median
+
+    from combined
+
+)
+
+select * from with_history

@@ -1,0 +1,185 @@
+{#- The integrity signals of SPEC §5, one row per signal per load of the sequence. SQL alone
+    decides them; gates (is_gate in seed signal_catalog) are enforced by the test
+    assert_no_integrity_gate_fired, which stops every model that publishes events. -#}
+
+with
+
+metrics as (
+
+    select * from {{ ref('int_load_metrics') }}
+
+),
+
+context as (
+
+    select * from {{ ref('int_load_event_context') }}
+
+),
+
+catalog as (
+
+    select * from {{ ref('signal_catalog') }}
+
+),
+
+{%- set min_history = var('signal_min_history') %}
+
+observations as (
+
+    select load_id, as_of_date, 'total_count_drop' as signal_id,
+        cast(total_count as double) as observed,
+        cast(previous_total_count as double) as baseline,
+        previous_total_count is not null
+            and total_count < {{ var('total_count_drop_ratio') }} * previous_total_count as fired,
+        'last accepted totalCount ' || coalesce(cast(previous_total_count as varchar), '-')
+            || ', gate below ' || cast(100 * {{ var('total_count_drop_ratio') }} as varchar) || '%' as baseline_text
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'zero_records',
+        cast(record_count as double), null,
+        coalesce(record_count, 0) = 0,
+        'any load must hold records'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'all_changed',
+        round(changed_count / nullif(previous_record_count, 0), 4),
+        {{ var('all_changed_ratio') }},
+        previous_record_count is not null
+            and changed_count > {{ var('all_changed_ratio') }} * previous_record_count,
+        changed_count || ' CHANGED of ' || coalesce(cast(previous_record_count as varchar), '-')
+            || ' registrations, gate above ' || cast(100 * {{ var('all_changed_ratio') }} as varchar) || '%'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'total_count_spike',
+        cast(total_count as double), cast(previous_total_count as double),
+        previous_total_count is not null
+            and total_count > {{ var('total_count_spike_ratio') }} * previous_total_count,
+        'last accepted totalCount ' || coalesce(cast(previous_total_count as varchar), '-')
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'event_burst',
+        cast(event_count as double), event_count_median,
+        history_loads >= {{ min_history }}
+            and event_count >= {{ var('event_burst_min') }}
+            and event_count > {{ var('event_burst_factor') }} * event_count_median,
+        '30-day median ' || coalesce(cast(event_count_median as varchar), '-') || ' over '
+            || history_loads || ' loads'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'withdrawn_burst',
+        cast(withdrawn_count as double), cast(withdrawn_count_max as double),
+        history_loads >= {{ min_history }} and withdrawn_count > withdrawn_count_max,
+        '30-day maximum ' || coalesce(cast(withdrawn_count_max as varchar), '-') || ' over '
+            || history_loads || ' loads'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'duplicate_surge',
+        cast(duplicate_number_groups as double), cast(previous_duplicate_number_groups as double),
+        previous_duplicate_number_groups is not null
+            and duplicate_number_groups > 0
+            and duplicate_number_groups > 2 * previous_duplicate_number_groups,
+        'duplicated registration numbers in the previous load: '
+            || coalesce(cast(previous_duplicate_number_groups as varchar), '-')
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'field_null_surge',
+        greatest(
+            {%- for field in registration_fields() %}
+            coalesce({{ field }}_null_pct - previous_{{ field }}_null_pct, 0){{ "," if not loop.last }}
+            {%- endfor %}
+        ),
+        {{ var('field_null_surge_points') }},
+        greatest(
+            {%- for field in registration_fields() %}
+            coalesce({{ field }}_null_pct - previous_{{ field }}_null_pct, 0){{ "," if not loop.last }}
+            {%- endfor %}
+        ) >= {{ var('field_null_surge_points') }},
+        'largest rise in empty values, in points, against the previous load; by field: '
+            {%- for field in registration_fields() %}
+            || '{{ field }} ' || coalesce(cast(round({{ field }}_null_pct, 1) as varchar), '-') || '%'
+            {{- " || ', '" if not loop.last }}
+            {%- endfor %}
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'permit_parse_fail_surge',
+        round(permit_parse_failures / nullif(record_count, 0), 4),
+        {{ var('permit_parse_fail_ratio') }},
+        permit_parse_failures > {{ var('permit_parse_fail_ratio') }} * record_count,
+        permit_parse_failures || ' registration numbers in no known format'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'date_format_drift',
+        cast(permit_date_failures as double), 0,
+        permit_date_failures > 0,
+        'every permit date should be YYYY-MM-DD'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'slow_fetch',
+        duration_s, duration_median,
+        history_loads >= {{ min_history }}
+            and duration_s > {{ var('slow_fetch_factor') }} * duration_median,
+        '30-day median fetch ' || coalesce(cast(round(duration_median, 1) as varchar), '-') || ' s'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'http_retry_surge',
+        cast(retries as double), {{ var('http_retry_max') }},
+        retries > {{ var('http_retry_max') }},
+        'at most ' || {{ var('http_retry_max') }} || ' retries expected'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'identity_ambiguous',
+        cast(ambiguous_records as double), 0,
+        ambiguous_records > 0,
+        'records whose fallback key was shared and so not matched'
+    from metrics
+
+),
+
+signals as (
+
+    select
+        observations.load_id,
+        observations.as_of_date,
+        observations.signal_id,
+        catalog.is_gate,
+        coalesce(observations.fired, false) as fired,
+        catalog.severity,
+        observations.observed,
+        observations.baseline,
+        observations.baseline_text,
+        cast(context.context as varchar) as context,
+        catalog.description || '. ' || catalog.what_to_check as description
+
+    from observations
+    inner join catalog
+        on observations.signal_id = catalog.signal_id
+    left join context
+        on observations.load_id = context.load_id
+
+)
+
+select * from signals

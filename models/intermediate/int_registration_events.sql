@@ -1,0 +1,138 @@
+{#- One row per registration that appeared, changed or disappeared between a load and the
+    previous load of the sequence. The baseline (first load) has no events. A CHANGED event is
+    cosmetic when every one of its field changes is. -#}
+
+with
+
+loads as (
+
+    select * from {{ ref('int_loads_sequenced') }}
+
+),
+
+keyed as (
+
+    select * from {{ ref('int_registrations_keyed') }}
+
+),
+
+field_changes as (
+
+    select * from {{ ref('int_field_changes') }}
+
+),
+
+new_registrations as (
+
+    select
+        current_record.load_id,
+        current_record.load_seq,
+        current_record.as_of_date,
+        current_record.dmf_key,
+        current_record.record_id,
+        'NEW' as event_type
+
+    from keyed as current_record
+    inner join loads
+        on current_record.load_id = loads.load_id
+    where not loads.is_baseline
+        and not exists (
+            select 1 from keyed as previous_record
+            where previous_record.dmf_key = current_record.dmf_key
+                and previous_record.load_seq = current_record.load_seq - 1
+        )
+
+),
+
+withdrawn_registrations as (
+
+    select
+        loads.load_id,
+        loads.load_seq,
+        loads.as_of_date,
+        previous_record.dmf_key,
+        previous_record.record_id,
+        'WITHDRAWN' as event_type
+
+    from keyed as previous_record
+    inner join loads
+        on loads.load_seq = previous_record.load_seq + 1
+    where not exists (
+        select 1 from keyed as current_record
+        where current_record.dmf_key = previous_record.dmf_key
+            and current_record.load_seq = previous_record.load_seq + 1
+    )
+
+),
+
+changed_registrations as (
+
+    select
+        field_changes.load_id,
+        field_changes.load_seq,
+        field_changes.as_of_date,
+        field_changes.dmf_key,
+        current_record.record_id,
+        'CHANGED' as event_type,
+        string_agg(field_changes.field_name, ',' order by field_changes.field_name) as changed_fields,
+        case
+            when bool_and(field_changes.change_kind = 'cosmetic') then 'cosmetic'
+            else 'substantive'
+        end as change_kind
+
+    from field_changes
+    inner join keyed as current_record
+        on current_record.dmf_key = field_changes.dmf_key
+        and current_record.load_seq = field_changes.load_seq
+    group by 1, 2, 3, 4, 5
+
+),
+
+events as (
+
+    select *, null as changed_fields, null as change_kind from new_registrations
+    union all
+    select *, null as changed_fields, null as change_kind from withdrawn_registrations
+    union all
+    select * from changed_registrations
+
+),
+
+described as (
+
+    select
+        events.as_of_date || ':' || events.dmf_key as event_id,
+        events.as_of_date,
+        events.load_id,
+        events.load_seq,
+        events.dmf_key,
+        events.event_type,
+        events.record_id,
+        previous_record.record_id as previous_record_id,
+        keyed.permit_no,
+        keyed.ingredient_name,
+        keyed.ingredient_name_key,
+        keyed.applicant,
+        keyed.applicant_bizrno,
+        keyed.applicant_bizrno_key,
+        keyed.manufacturer,
+        keyed.manufacturer_key,
+        keyed.manufacture_place,
+        keyed.countries,
+        keyed.permit_date_parsed as permit_date,
+        keyed.notice_code,
+        keyed.permit_group,
+        keyed.permit_class,
+        events.changed_fields,
+        events.change_kind
+
+    from events
+    inner join keyed
+        on events.record_id = keyed.record_id
+    left join keyed as previous_record
+        on previous_record.dmf_key = events.dmf_key
+        and previous_record.load_seq = events.load_seq - 1
+
+)
+
+select * from described

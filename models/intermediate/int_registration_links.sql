@@ -1,0 +1,122 @@
+{#- Identity, step one: link each record to the record it continues in the previous load.
+    Stage 1: the same normalized registration number, unique on both sides.
+    Stage 2: among records still unlinked on both sides, the same fallback key (ingredient,
+      applicant BIZRNO, manufacturer, permit date) when it is unique on both sides. This follows
+      a record that receives its number or is renumbered.
+    A fallback key shared by several unlinked records on either side is not guessed: those
+    records are listed with match_stage = 'ambiguous' (counted by the identity_ambiguous signal)
+    and start a new identity. -#}
+
+with
+
+items as (
+
+    select
+        items.record_id,
+        items.permit_no_key,
+        items.fallback_key,
+        loads.load_seq
+
+    from {{ ref('stg_mfds__items') }} as items
+    inner join {{ ref('int_loads_sequenced') }} as loads
+        on items.load_id = loads.load_id
+
+),
+
+numbered as (
+
+    select
+        *,
+        count(*) over (partition by load_seq, permit_no_key) as records_with_number,
+        count(*) over (partition by load_seq, fallback_key) as records_with_fallback_key
+
+    from items
+
+),
+
+linked_by_number as (
+
+    select
+        current_record.record_id as record_id,
+        previous_record.record_id as previous_record_id,
+        current_record.load_seq,
+        'permit_no' as match_stage
+
+    from numbered as current_record
+    inner join numbered as previous_record
+        on previous_record.load_seq = current_record.load_seq - 1
+        and previous_record.permit_no_key = current_record.permit_no_key
+    where current_record.permit_no_key is not null
+        and current_record.records_with_number = 1
+        and previous_record.records_with_number = 1
+
+),
+
+unlinked_current as (
+
+    select * from numbered
+    where record_id not in (select record_id from linked_by_number)
+        and load_seq > 1
+
+),
+
+unlinked_previous as (
+
+    select * from numbered
+    where record_id not in (select previous_record_id from linked_by_number)
+
+),
+
+fallback_candidates as (
+
+    select
+        current_record.record_id,
+        previous_record.record_id as previous_record_id,
+        current_record.load_seq,
+        count(*) over (partition by current_record.record_id) as previous_matches,
+        count(*) over (partition by previous_record.record_id) as current_matches
+
+    from unlinked_current as current_record
+    inner join unlinked_previous as previous_record
+        on previous_record.load_seq = current_record.load_seq - 1
+        and previous_record.fallback_key = current_record.fallback_key
+
+),
+
+linked_by_fallback as (
+
+    select
+        record_id,
+        previous_record_id,
+        load_seq,
+        'fallback_key' as match_stage
+
+    from fallback_candidates
+    where previous_matches = 1 and current_matches = 1
+
+),
+
+ambiguous as (
+
+    select distinct
+        record_id,
+        cast(null as varchar) as previous_record_id,
+        load_seq,
+        'ambiguous' as match_stage
+
+    from fallback_candidates
+    where previous_matches > 1 or current_matches > 1
+
+),
+
+links as (
+
+    select * from linked_by_number
+    union all
+    select * from linked_by_fallback
+    union all
+    select * from ambiguous
+
+)
+
+select * from links

@@ -1,0 +1,75 @@
+{#- Identity, step two: every record gets the dmf_key of the chain of links it belongs to.
+    A chain starts at a record with no link (the baseline, a new registration, or an ambiguous
+    case); its key is a hash of the date it first appeared and what identified it then (its
+    number, else its fallback key), so keys are stable across rebuilds and never reused. -#}
+
+with recursive
+
+items as (
+
+    select
+        items.*,
+        loads.load_seq
+
+    from {{ ref('stg_mfds__items') }} as items
+    inner join {{ ref('int_loads_sequenced') }} as loads
+        on items.load_id = loads.load_id
+
+),
+
+links as (
+
+    select * from {{ ref('int_registration_links') }}
+    where match_stage <> 'ambiguous'
+
+),
+
+chain_starts as (
+
+    select
+        record_id,
+        'dmf_' || left(
+            md5(
+                cast(as_of_date as varchar) || '|'
+                || coalesce('P:' || permit_no_key, 'F:' || fallback_key)
+            ),
+            16
+        ) as dmf_key
+
+    from items
+    where record_id not in (select record_id from links)
+
+),
+
+chains (record_id, dmf_key) as (
+
+    select record_id, dmf_key from chain_starts
+
+    union all
+
+    select
+        links.record_id,
+        chains.dmf_key
+
+    from chains
+    inner join links
+        on links.previous_record_id = chains.record_id
+
+),
+
+keyed as (
+
+    select
+        chains.dmf_key,
+        coalesce(links.match_stage, 'new_identity') as match_stage,
+        items.*
+
+    from items
+    inner join chains
+        on items.record_id = chains.record_id
+    left join links
+        on items.record_id = links.record_id
+
+)
+
+select * from keyed

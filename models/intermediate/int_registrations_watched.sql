@@ -1,0 +1,68 @@
+{#- Whether each record (per load) falls under the watchlist: its ingredient matched a watched
+    ingredient, its applicant is watched by name or BIZRNO, or one of its manufacturers contains
+    a watched manufacturer name. -#}
+
+with
+
+keyed as (
+
+    select * from {{ ref('int_registrations_keyed') }}
+
+),
+
+terms as (
+
+    select * from {{ ref('int_watchlist_terms') }}
+
+),
+
+ingredient_matches as (
+
+    select * from {{ ref('int_ingredient_watch_matches') }}
+
+),
+
+hits as (
+
+    select keyed.record_id, ingredient_matches.watch_term
+    from keyed
+    inner join ingredient_matches
+        on keyed.ingredient_name_key = ingredient_matches.ingredient_name_key
+
+    union all
+
+    select keyed.record_id, terms.watch_term
+    from keyed
+    inner join terms
+        on terms.term_kind = 'applicant'
+        and (keyed.applicant_key = terms.term_key or keyed.applicant_bizrno_key = terms.term_key)
+
+    union all
+
+    select keyed.record_id, terms.watch_term
+    from keyed
+    inner join terms
+        on terms.term_kind = 'manufacturer'
+        and contains(keyed.manufacturer_key, terms.term_key)
+
+),
+
+per_record as (
+
+    select
+        record_id,
+        string_agg(distinct watch_term, ', ' order by watch_term) as watch_terms
+
+    from hits
+    group by record_id
+
+)
+
+select
+    keyed.record_id,
+    per_record.record_id is not null as on_watchlist,
+    per_record.watch_terms
+
+from keyed
+left join per_record
+    on keyed.record_id = per_record.record_id

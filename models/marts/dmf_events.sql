@@ -1,0 +1,47 @@
+with
+
+events as (
+
+    select * from {{ ref('int_events_scored') }}
+
+),
+
+accepted as (
+
+    select load_id from {{ ref('int_loads_accepted') }}
+
+),
+
+published as (
+
+    select
+        event_id,
+        as_of_date,
+        load_id,
+        dmf_key,
+        permit_no,
+        event_type,
+        severity,
+        severity_rank,
+        rule_priority,
+        on_watchlist,
+        watch_terms,
+        ingredient_name,
+        applicant,
+        applicant_bizrno,
+        manufacturer,
+        manufacture_place,
+        countries,
+        permit_date,
+        notice_code,
+        permit_group,
+        permit_class,
+        changed_fields,
+        change_kind
+
+    from events
+    where load_id in (select load_id from accepted)
+
+)
+
+select * from published

@@ -1,0 +1,91 @@
+{#- One row per load attempt with its final verdict: accepted when the fetch was complete and
+    no integrity gate rejected it, rejected otherwise (with the reason). -#}
+
+with
+
+load_runs as (
+
+    select * from {{ ref('stg_mfds__load_runs') }}
+
+),
+
+sequence as (
+
+    select * from {{ ref('int_loads_sequenced') }}
+
+),
+
+gate_rejections as (
+
+    select
+        load_id,
+        string_agg(signal_id, ',' order by signal_id) as rejected_gates,
+        string_agg(
+            signal_id || ': observed ' || coalesce(cast(observed as varchar), '-') || ' (' || baseline_text || ')',
+            '; ' order by signal_id
+        ) as gate_reason
+
+    from {{ ref('stg_mfds__rejected_load_signals') }}
+    where is_gate and fired
+    group by load_id
+
+),
+
+previous_accepted as (
+
+    select
+        load_runs.load_id,
+        max(sequence.as_of_date) as previous_accepted_as_of
+
+    from load_runs
+    inner join sequence
+        on sequence.as_of_date < load_runs.as_of_date
+    group by load_runs.load_id
+
+),
+
+loads as (
+
+    select
+        load_runs.load_id,
+        load_runs.as_of_date,
+        case
+            when load_runs.fetch_status = 'complete' and gate_rejections.load_id is null
+                and (sequence.load_id is not null) then 'accepted'
+            else 'rejected'
+        end as verdict,
+        case
+            when load_runs.fetch_status <> 'complete' then load_runs.fetch_status || ': ' || load_runs.reason
+            when gate_rejections.load_id is not null then 'integrity gate: ' || gate_rejections.gate_reason
+            when sequence.load_id is null then 'superseded by a later complete load of the same date'
+        end as reason,
+        gate_rejections.rejected_gates,
+        coalesce(sequence.is_baseline, false) as is_baseline,
+        previous_sequence.load_id as previous_accepted_load_id,
+        previous_accepted.previous_accepted_as_of,
+        load_runs.fetch_status,
+        load_runs.total_count,
+        load_runs.fetched_count,
+        load_runs.distinct_count,
+        load_runs.duplicate_count,
+        load_runs.pages,
+        load_runs.requests,
+        load_runs.retries,
+        load_runs.attempts,
+        load_runs.duration_s,
+        load_runs.started_at,
+        load_runs.finished_at
+
+    from load_runs
+    left join gate_rejections
+        on load_runs.load_id = gate_rejections.load_id
+    left join sequence
+        on load_runs.load_id = sequence.load_id
+    left join previous_accepted
+        on load_runs.load_id = previous_accepted.load_id
+    left join sequence as previous_sequence
+        on previous_accepted.previous_accepted_as_of = previous_sequence.as_of_date
+
+)
+
+select * from loads

@@ -1,0 +1,56 @@
+{#- Signals of the loads in the sequence, plus those recorded when a gate rejected a load (so a
+    rejected day still shows which gate fired, against what). -#}
+
+with
+
+current_signals as (
+
+    select * from {{ ref('int_load_signals') }}
+
+),
+
+recorded_rejections as (
+
+    select * from {{ ref('stg_mfds__rejected_load_signals') }}
+
+),
+
+signals as (
+
+    select
+        as_of_date,
+        load_id,
+        signal_id,
+        is_gate,
+        fired,
+        severity,
+        observed,
+        baseline,
+        baseline_text,
+        context,
+        description,
+        false as load_rejected
+
+    from current_signals
+
+    union all
+
+    select
+        as_of_date,
+        load_id,
+        signal_id,
+        is_gate,
+        fired,
+        severity,
+        observed,
+        baseline,
+        baseline_text,
+        context,
+        description,
+        true as load_rejected
+
+    from recorded_rejections
+
+)
+
+select * from signals

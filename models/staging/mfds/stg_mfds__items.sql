@@ -1,0 +1,72 @@
+with
+
+source as (
+
+    select * from {{ source('mfds', 'dmf_items') }}
+
+),
+
+renamed as (
+
+    select
+        load_id || ':' || cast(item_position as varchar) as record_id,
+        load_id,
+        as_of_date,
+        item_position,
+        page_no,
+        repeat_count,
+
+        {{ display_text('dmf_permit_no') }} as permit_no,
+        {{ display_text('ingr_kor_name') }} as ingredient_name,
+        {{ display_text('entp_name') }} as applicant,
+        {{ display_text('bizrno') }} as applicant_bizrno,
+        {{ display_text('mnfctr_name') }} as manufacturer,
+        {{ display_text('mnfctr_place') }} as manufacture_place,
+        {{ country_list('manuf_country_code_nm') }} as countries,
+        {{ display_text('dmf_permit_date') }} as permit_date,
+        {{ display_text('notice_code') }} as notice_code,
+
+        {{ normalized_permit_no('dmf_permit_no') }} as permit_no_key,
+        {{ comparison_key('ingr_kor_name') }} as ingredient_name_key,
+        {{ comparison_key('entp_name') }} as applicant_key,
+        {{ comparison_key('bizrno') }} as applicant_bizrno_key,
+        {{ comparison_key('mnfctr_name') }} as manufacturer_key,
+        {{ comparison_key('mnfctr_place') }} as manufacture_place_key,
+        {{ comparison_key(country_list('manuf_country_code_nm')) }} as countries_key,
+        {{ comparison_key('dmf_permit_date') }} as permit_date_key,
+        {{ comparison_key('notice_code') }} as notice_code_key,
+
+        {{ safe_iso_date(display_text('dmf_permit_date')) }} as permit_date_parsed,
+
+        dmf_permit_no as permit_no_raw,
+        ingr_kor_name as ingredient_name_raw,
+        entp_name as applicant_raw,
+        bizrno as applicant_bizrno_raw,
+        mnfctr_name as manufacturer_raw,
+        mnfctr_place as manufacture_place_raw,
+        manuf_country_code_nm as countries_raw,
+        dmf_permit_date as permit_date_raw,
+        notice_code as notice_code_raw
+
+    from source
+
+),
+
+parsed as (
+
+    select
+        *,
+        {{ parse_permit_no('permit_no_key') }},
+        concat_ws(
+            '|',
+            coalesce(ingredient_name_key, ''),
+            coalesce(applicant_bizrno_key, ''),
+            coalesce(manufacturer_key, ''),
+            coalesce(permit_date_key, '')
+        ) as fallback_key
+
+    from renamed
+
+)
+
+select * from parsed

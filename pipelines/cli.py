@@ -1,0 +1,167 @@
+"""The `dmf` command (SPEC §10). Each subcommand is one step; `run` chains them for cron.
+
+Exit codes: 0 success, 2 an integrity gate (or an incomplete load) rejected the day, 1 any
+other failure. A failure is one line on stderr; the details go to state/logs/dmf.log.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import traceback
+from datetime import date
+
+from pipelines.config import Settings, load_settings, today_in_seoul
+from pipelines.errors import DmfError
+
+log = logging.getLogger("dmf")
+
+
+def _as_of(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a date; use YYYY-MM-DD") from None
+
+
+def _add_as_of(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as-of", type=_as_of, default=None, metavar="YYYY-MM-DD",
+        help="logical date of the load (default: today in Asia/Seoul)",
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="dmf", description="Watch the MFDS Drug Master File registry.")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="simulate several days end to end on a local MFDS simulator")
+    demo.add_argument("--days", type=int, default=5, help="how many consecutive days (default 5)")
+    demo.add_argument("--start", type=_as_of, default=None, metavar="YYYY-MM-DD",
+                      help="first simulated day (default: so that the last day is today)")
+    demo.add_argument("--seed", type=int, default=20261129, help="seed of the synthetic registry")
+
+    run = commands.add_parser("run", help="the daily job: load, build with gates, enrich, report")
+    _add_as_of(run)
+    load = commands.add_parser("load", help="load the whole MFDS list into the raw layer")
+    _add_as_of(load)
+    load.add_argument("--force", action="store_true", help="load again although the date already has a complete load")
+    build = commands.add_parser("build", help="dbt build: models, integrity gates, tests")
+    _add_as_of(build)
+    build.add_argument("--full-refresh", action="store_true", help="rebuild every table from the raw loads")
+    enrich = commands.add_parser("enrich", help="ask agy for the day's Korean briefing (optional, never fatal)")
+    _add_as_of(enrich)
+    report = commands.add_parser("report", help="render the day's xlsx report from the warehouse")
+    _add_as_of(report)
+    report.add_argument("--weekly", action="store_true", help="render the weekly report ending on that date")
+    commands.add_parser("doctor", help="check the agy setup, permissions and workspace")
+
+    explain = commands.add_parser("explain-anomaly", help="ask agy again to explain a past day's signals")
+    _add_as_of(explain)
+
+    proposals = commands.add_parser("proposals", help="review AI proposals (never applied automatically)")
+    actions = proposals.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="list proposals")
+    show = actions.add_parser("show", help="show one proposal")
+    show.add_argument("proposal_id")
+    for verb in ("accept", "reject"):
+        decide = actions.add_parser(verb, help=f"{verb} a proposal (records the decision only)")
+        decide.add_argument("proposal_id")
+        decide.add_argument("--by", default=os.environ.get("USER", "unknown"), help="who decides")
+        decide.add_argument("--note", default="", help="why")
+
+    sim = commands.add_parser("sim", help="the MFDS-compatible simulator")
+    sim_commands = sim.add_subparsers(dest="sim_command", required=True, metavar="ACTION")
+    serve = sim_commands.add_parser("serve", help="serve the simulated API on loopback")
+    serve.add_argument("--port", type=int, default=8089)
+    serve.add_argument("--seed", type=int, default=20261129)
+    serve.add_argument("--size", type=int, default=9200, help="records on the first day")
+    serve.add_argument("--start", type=_as_of, default=None, metavar="YYYY-MM-DD", help="date of day 1 (default today)")
+    serve.add_argument("--day", type=int, default=1, help="day to serve (1 = start date)")
+    serve.add_argument("--faults", default="", help="fault spec, e.g. 'http503:2,truncate_last_page'")
+    serve.add_argument("--replay", default=None, help="JSON Lines file, or folder of them (one per day), to serve instead")
+    serve.add_argument("--service-key", default=None, help="the key the simulator accepts (default: the demo key)")
+    return top
+
+
+def dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    as_of = getattr(args, "as_of", None) or today_in_seoul()
+    if args.command == "demo":
+        from pipelines.demo import run_demo
+        return run_demo(settings, days=args.days, start=args.start, seed=args.seed)
+    if args.command == "run":
+        from pipelines.run import run_day
+        return run_day(settings, as_of).exit_code
+    if args.command == "load":
+        from pipelines.mfds.load import load_day
+        outcome = load_day(settings, as_of, force=args.force)
+        print(outcome.summary())
+        return {"complete": 0, "skipped": 0, "failed": 1}.get(outcome.fetch_status, 2)
+    if args.command == "build":
+        from pipelines.build import build
+        outcome = build(settings, full_refresh=args.full_refresh)
+        print(outcome.summary())
+        return 0 if outcome.success else (2 if outcome.gate_fired else 1)
+    if args.command == "enrich":
+        from enrich.daily import enrich_day
+        print(enrich_day(settings, as_of).summary())
+        return 0
+    if args.command == "report":
+        from reports.daily import render_daily
+        from reports.weekly import render_weekly
+        print((render_weekly if args.weekly else render_daily)(settings, as_of))
+        return 0
+    if args.command == "doctor":
+        from enrich.doctor import run_doctor
+        checks = run_doctor(settings)
+        for check in checks:
+            print(f"{'ok ' if check.ok else 'BAD'}  {check.name}: {check.message}")
+        return 0 if all(check.ok for check in checks) else 1
+    if args.command == "explain-anomaly":
+        from enrich.anomaly import explain_anomaly
+        print(explain_anomaly(settings, as_of).summary())
+        return 0
+    if args.command == "proposals":
+        from enrich import proposals
+        return proposals.cli(settings, args)
+    if args.command == "sim":
+        from pipelines.simulator.cli import serve_command
+        return serve_command(args)
+    raise DmfError(f"unknown command {args.command}")
+
+
+def _scrub(text: str) -> str:
+    key = os.environ.get("MFDS_SERVICE_KEY")
+    return text.replace(key, "***") if key else text
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    settings = load_settings()
+    log_dir = settings.state_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=log_dir / "dmf.log", level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    try:
+        return dispatch(args, settings)
+    except DmfError as error:
+        print(f"dmf: {_scrub(str(error))}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("dmf: interrupted", file=sys.stderr)
+        return 1
+    except Exception as error:  # the user gets one line; the log keeps the traceback
+        log.error(_scrub(traceback.format_exc()))
+        print(
+            f"dmf: unexpected {type(error).__name__}: {_scrub(str(error)).splitlines()[0] if str(error) else ''} "
+            f"(details in {log_dir / 'dmf.log'})",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

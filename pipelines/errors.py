@@ -1,0 +1,17 @@
+"""Errors a user sees as one line on stderr (never a traceback, never a secret)."""
+
+
+class DmfError(Exception):
+    """A failure the user can act on; its message is the whole story, in one sentence."""
+
+    exit_code = 1
+
+
+class ConfigError(DmfError):
+    """The configuration is missing or wrong (key, URL, paths)."""
+
+
+class GateRejected(DmfError):
+    """An integrity gate rejected the load: nothing from it was published."""
+
+    exit_code = 2

@@ -1,0 +1,80 @@
+"""`dmf run`: one logical day end to end — load, dbt build with its gates, enrich, report.
+
+The verdict of the day comes from the warehouse (marts.dmf_loads), never from this module:
+Python only sequences the steps and turns the verdict into an exit code.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+from pipelines.build import build
+from pipelines.config import Settings
+from pipelines.errors import DmfError
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class DayOutcome:
+    as_of: date
+    verdict: str
+    reason: str | None
+    exit_code: int
+    reports: list[Path] = field(default_factory=list)
+
+
+def day_verdict(settings: Settings, as_of: date) -> tuple[str, str | None]:
+    """The verdict of the day's latest load attempt, as dbt decided it."""
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        row = con.execute(
+            "select verdict, reason from marts.dmf_loads where as_of_date = ? "
+            "order by finished_at desc, load_id desc limit 1",
+            [as_of],
+        ).fetchone()
+    return (row[0], row[1]) if row else ("missing", "no load was recorded for this date")
+
+
+def render_reports(settings: Settings, as_of: date) -> list[Path]:
+    from reports.daily import render_daily
+    from reports.weekly import render_weekly
+
+    paths = [render_daily(settings, as_of)]
+    if as_of.weekday() == 0:
+        paths.append(render_weekly(settings, as_of))
+    return paths
+
+
+def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, echo: Echo = print) -> DayOutcome:
+    from enrich.daily import enrich_day
+    from pipelines.mfds.load import load_day
+
+    loaded = load_day(settings, as_of, service_key=service_key)
+    echo(f"{as_of}  load    {loaded.summary()}")
+
+    built = build(settings)
+    echo(f"{as_of}  build   {built.summary()}")
+    if not built.success and not built.gate_fired:
+        raise DmfError(f"dbt build failed for {as_of}, nothing was published: {'; '.join(built.failures[:3])}.")
+
+    verdict, reason = day_verdict(settings, as_of)
+    if verdict == "accepted":
+        enriched = enrich_day(settings, as_of)
+        echo(f"{as_of}  enrich  {enriched.summary()}")
+
+    reports = render_reports(settings, as_of)
+    echo(f"{as_of}  report  " + ", ".join(str(path) for path in reports))
+
+    if verdict == "accepted":
+        exit_code = 0
+    elif loaded.fetch_status == "failed":
+        exit_code = 1
+    else:
+        exit_code = 2
+    if verdict != "accepted":
+        echo(f"{as_of}  REJECTED  {reason}")
+    return DayOutcome(as_of, verdict, reason, exit_code, reports)

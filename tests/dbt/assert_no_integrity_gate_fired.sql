@@ -1,0 +1,17 @@
+{{ config(severity='error') }}
+{#- The integrity gates (total_count_drop, zero_records, all_changed). A row here means the
+    load named in it must not become events: this failure makes `dbt build` skip every model
+    that publishes them, and the on-run-end hook records the load as rejected. -#}
+
+select
+    load_id,
+    as_of_date,
+    signal_id,
+    observed,
+    baseline,
+    baseline_text,
+    'integrity gate ' || signal_id || ' rejected load ' || load_id || ' of ' || cast(as_of_date as varchar)
+        || ': observed ' || coalesce(cast(observed as varchar), '-') || ' (' || baseline_text || ')' as problem
+
+from {{ ref('int_load_signals') }}
+where is_gate and fired

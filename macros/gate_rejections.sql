@@ -20,6 +20,7 @@
         observed double,
         baseline double,
         baseline_text varchar,
+        window_text varchar,
         context varchar,
         description varchar,
         recorded_at timestamp with time zone
@@ -46,6 +47,7 @@
             observed,
             baseline,
             baseline_text,
+            window_text,
             context,
             description,
             current_timestamp

@@ -39,10 +39,10 @@
 
 
 {% macro country_list(column) -%}
-    {#- Countries as a set: split on commas, cleaned, repeats dropped, sorted, joined with ", ".
-        `스페인,스페인` and `스페인` are the same value. -#}
+    {#- Countries as a sorted list joined with ", ": one entry per manufacturing site, so a
+        repeat (`스페인,스페인`: two Spanish sites) is kept, and only the order is normalized. -#}
     (
-        select nullif(string_agg(distinct trim(country), ', ' order by trim(country)), '')
+        select nullif(string_agg(trim(country), ', ' order by trim(country)), '')
         from unnest(string_split({{ display_text(column) }}, ',')) as countries(country)
         where trim(country) <> ''
     )

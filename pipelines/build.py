@@ -1,15 +1,20 @@
-"""`dmf build`: the dbt project, in process, against the configured warehouse.
+"""`dmf build`: `dbt build` on the project, against the configured warehouse.
 
 dbt's own tests are the integrity gates. When the gate test fails, dbt skips every model that
 publishes events and the on-run-end hook records the load as rejected; one more build then
 brings the marts in line with that verdict (the rejected load shown as such, the previous
-accepted state published), so every later step sees a consistent warehouse.
+accepted state still published), so every later step sees a consistent warehouse.
+
+dbt runs in a child process: it keeps its DuckDB handle open for the life of its process, and
+the loader, the AI step and the report open the same file right after.
 """
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
-from datetime import date
 
 from pipelines.config import Settings
 from pipelines.errors import DmfError
@@ -27,57 +32,55 @@ class BuildOutcome:
     def summary(self) -> str:
         parts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
         if self.gate_fired:
-            return f"dbt build: an integrity gate fired; the load was recorded as rejected ({parts})"
+            return f"an integrity gate fired; the load is recorded as rejected ({parts})"
         if not self.success:
             return f"dbt build failed: {'; '.join(self.failures[:3])}"
         return f"dbt build passed ({parts})"
 
 
-def dbt_args(settings: Settings, command: str, *extra: str) -> list[str]:
-    return [
-        command,
+def invoke_dbt(settings: Settings, command: str, *extra: str) -> subprocess.CompletedProcess:
+    """Runs one dbt command on the project with the warehouse of `settings`."""
+    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
+    target = settings.state_dir / "dbt" / "target"
+    env = dict(os.environ, DMF_DUCKDB_PATH=str(settings.duckdb_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    args = [
+        sys.executable, "-c", "from dbt.cli.main import cli; cli()",
+        *command.split(),
         "--project-dir", str(settings.project_dir),
         "--profiles-dir", str(settings.project_dir),
+        "--target-path", str(target),
         "--log-path", str(settings.state_dir / "logs"),
-        "--quiet",
         *extra,
     ]
+    return subprocess.run(args, cwd=settings.project_dir, env=env, capture_output=True, text=True)
 
 
-def invoke_dbt(settings: Settings, command: str, *extra: str):
-    """Runs one dbt command in this process; dbt reads the warehouse path from the profile."""
-    from dbt.cli.main import dbtRunner
-
-    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
-    os.environ["DMF_DUCKDB_PATH"] = str(settings.duckdb_path)
-    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-    result = dbtRunner().invoke(dbt_args(settings, command, *extra))
-    if result.exception is not None:
-        raise DmfError(f"dbt could not run ({type(result.exception).__name__}: {result.exception}); see {settings.state_dir / 'logs' / 'dbt.log'}.")
-    return result
-
-
-def _outcome(result) -> BuildOutcome:
+def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildOutcome:
+    results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
+    if not results_path.exists():
+        last = (process.stdout + process.stderr).strip().splitlines()[-1:] or ["no output"]
+        raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
+    results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
     counts: dict[str, int] = {}
     failures: list[str] = []
-    gate_fired = False
-    for node_result in result.result or []:
-        status = str(node_result.status).lower().split(".")[-1]
+    for result in results:
+        status = result["status"]
         counts[status] = counts.get(status, 0) + 1
         if status in {"error", "fail"}:
-            name = node_result.node.name
-            gate_fired |= name == GATE_TEST
-            failures.append(f"{name}: {(node_result.message or status).splitlines()[0]}")
-    return BuildOutcome(success=bool(result.success), gate_fired=gate_fired, failures=failures, counts=counts)
+            name = result["unique_id"].split(".")[-1] if result["unique_id"].count(".") < 3 else result["unique_id"].split(".")[2]
+            failures.append(f"{name}: {(result.get('message') or status).splitlines()[0]}")
+    gate_fired = any(result["status"] == "fail" and f".{GATE_TEST}" in result["unique_id"] for result in results)
+    return BuildOutcome(success=process.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
 
 
-def build(settings: Settings, as_of: date | None = None, *, full_refresh: bool = False) -> BuildOutcome:
+def build(settings: Settings, *, full_refresh: bool = False) -> BuildOutcome:
     """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it."""
     extra = ("--full-refresh",) if full_refresh else ()
-    outcome = _outcome(invoke_dbt(settings, "build", *extra))
-    if outcome.gate_fired:
-        after = _outcome(invoke_dbt(settings, "build", *extra))
-        if not after.success:
-            return BuildOutcome(False, True, after.failures, after.counts)
-        return BuildOutcome(False, True, outcome.failures, after.counts)
-    return outcome
+    results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
+    results_path.unlink(missing_ok=True)
+    outcome = _outcome(settings, invoke_dbt(settings, "build", *extra))
+    if not outcome.gate_fired:
+        return outcome
+    results_path.unlink(missing_ok=True)
+    after = _outcome(settings, invoke_dbt(settings, "build", *extra))
+    return BuildOutcome(False, True, outcome.failures if after.success else after.failures, after.counts)

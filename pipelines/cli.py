@@ -62,7 +62,8 @@ def parser() -> argparse.ArgumentParser:
 
     proposals = commands.add_parser("proposals", help="review AI proposals (never applied automatically)")
     actions = proposals.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", help="list proposals")
+    listing = actions.add_parser("list", help="list pending proposals")
+    listing.add_argument("--all", action="store_true", help="also those already accepted or rejected")
     show = actions.add_parser("show", help="show one proposal")
     show.add_argument("proposal_id")
     for verb in ("accept", "reject"):
@@ -123,12 +124,43 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(explain_anomaly(settings, as_of).summary())
         return 0
     if args.command == "proposals":
-        from enrich import proposals
-        return proposals.cli(settings, args)
+        return proposals_command(settings, args)
     if args.command == "sim":
         from pipelines.simulator.cli import serve_command
         return serve_command(args)
     raise DmfError(f"unknown command {args.command}")
+
+
+def proposals_command(settings: Settings, args: argparse.Namespace) -> int:
+    """Lists and decides AI proposals; a decision is recorded, never applied to a seed."""
+    from enrich import proposals
+
+    if args.action == "list":
+        rows = proposals.list_proposals(settings, status=None if args.all else "PENDING")
+        if not rows:
+            print("No proposals." if args.all else "No pending proposals.")
+        for row in rows:
+            overdue = "  (pending over 7 days)" if row["is_overdue"] else ""
+            print(f"{row['proposal_id']}  {row['status']:<8}  {row['watch_term']} → "
+                  f"{row['candidate_ingredient_name']}  confidence {row['confidence']:.2f}  "
+                  f"{row['age_days']} d{overdue}")
+        return 0
+    if args.action == "show":
+        row = proposals.show_proposal(settings, args.proposal_id)
+        if row is None:
+            raise DmfError(f"no proposal {args.proposal_id}; `dmf proposals list --all` shows every id.")
+        for key, value in row.items():
+            if key != "decisions":
+                print(f"{key:>26}: {value}")
+        for decision in row["decisions"]:
+            print(f"{'decision':>26}: {decision['decision']} by {decision['decided_by']} "
+                  f"at {decision['decided_at']} {decision['note'] or ''}")
+        return 0
+    outcome = proposals.decide(settings, args.proposal_id, args.action, args.by, args.note)
+    if not outcome.ok:
+        raise DmfError(outcome.message)
+    print(outcome.message)
+    return 0
 
 
 def _scrub(text: str) -> str:

@@ -30,7 +30,7 @@ class DayOutcome:
 
 def day_verdict(settings: Settings, as_of: date) -> tuple[str, str | None]:
     """The verdict of the day's latest load attempt, as dbt decided it."""
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+    with duckdb.connect(str(settings.duckdb_path)) as con:
         row = con.execute(
             "select verdict, reason from marts.dmf_loads where as_of_date = ? "
             "order by finished_at desc, load_id desc limit 1",
@@ -51,6 +51,7 @@ def render_reports(settings: Settings, as_of: date) -> list[Path]:
 
 def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, echo: Echo = print) -> DayOutcome:
     from enrich.daily import enrich_day
+    from enrich.weekly import enrich_week
     from pipelines.mfds.load import load_day
 
     loaded = load_day(settings, as_of, service_key=service_key)
@@ -62,9 +63,9 @@ def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, 
         raise DmfError(f"dbt build failed for {as_of}, nothing was published: {'; '.join(built.failures[:3])}.")
 
     verdict, reason = day_verdict(settings, as_of)
-    if verdict == "accepted":
-        enriched = enrich_day(settings, as_of)
-        echo(f"{as_of}  enrich  {enriched.summary()}")
+    echo(f"{as_of}  enrich  {enrich_day(settings, as_of).summary()}")
+    if as_of.weekday() == 0:
+        echo(f"{as_of}  enrich  {enrich_week(settings, as_of).summary()}")
 
     reports = render_reports(settings, as_of)
     echo(f"{as_of}  report  " + ", ".join(str(path) for path in reports))

@@ -159,6 +159,18 @@ observations as (
 
 ),
 
+windows as (
+
+    select
+        load_id,
+        coalesce(cast(previous_as_of_date as varchar), '-') || ' → ' || cast(as_of_date as varchar) as previous_window,
+        cast(cast(as_of_date - interval {{ var('history_window_days') }} day as date) as varchar)
+            || ' ~ ' || cast(cast(as_of_date - interval 1 day as date) as varchar) as trailing_window
+
+    from metrics
+
+),
+
 signals as (
 
     select
@@ -171,6 +183,10 @@ signals as (
         observations.observed,
         observations.baseline,
         observations.baseline_text,
+        case
+            when observations.signal_id in ('event_burst', 'withdrawn_burst', 'slow_fetch') then windows.trailing_window
+            else windows.previous_window
+        end as window_text,
         cast(context.context as varchar) as context,
         catalog.description || '. ' || catalog.what_to_check as description
 
@@ -179,6 +195,8 @@ signals as (
         on observations.signal_id = catalog.signal_id
     left join context
         on observations.load_id = context.load_id
+    inner join windows
+        on observations.load_id = windows.load_id
 
 )
 

@@ -27,6 +27,7 @@ signals as (
         observed,
         baseline,
         baseline_text,
+        window_text,
         context,
         description,
         false as load_rejected
@@ -45,6 +46,7 @@ signals as (
         observed,
         baseline,
         baseline_text,
+        window_text,
         context,
         description,
         true as load_rejected

@@ -18,6 +18,7 @@ renamed as (
         observed,
         baseline,
         baseline_text,
+        window_text,
         context,
         description,
         recorded_at

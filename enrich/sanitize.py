@@ -1,0 +1,101 @@
+"""String quarantine on both sides of the model (design §10.4).
+
+Inbound (`for_prompt`): registry text is written by third parties (manufacturer names and site
+addresses are free text filed by companies), so before it enters a prompt we take away what
+could pass for an instruction: control and bidi characters, code fences, look-alikes of our
+data fences, and we make classic injection phrases *visible* (kept, but tagged) so the model
+sees them as quoted data and a human can find them.
+
+Outbound (`for_output`): model text ends up in xlsx cells, logs and proposal files, so it must
+never start a formula (= + - @ tab CR), and links and markup are removed.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_BIDI_AND_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_FENCE = re.compile(r"`{3,}|~{3,}")
+_FAKE_MARKER = re.compile(r"<{2,}\s*/?\s*(?:DATA|END)\b[^>\n]{0,80}>{2,}", re.IGNORECASE)
+_ANGLE_RUN = re.compile(r"<{3,}|>{3,}")
+_INJECTION = re.compile(
+    r"(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)"
+    r"(?:\s+(?:instructions?|rules?|prompts?))?"
+    r"|(?:system|developer)\s*prompt"
+    r"|new\s+instructions?"
+    r"|you\s+are\s+now\b"
+    r"|act\s+as\b"
+    r"|이전\s*(?:의\s*)?(?:모든\s*)?지시"
+    r"|위(?:의)?\s*(?:모든\s*)?(?:지시|규칙).{0,6}무시"
+    r"|(?:지시|규칙|명령).{0,6}무시"
+    r"|시스템\s*프롬프트"
+    r"|새로운\s*지시",
+    re.IGNORECASE,
+)
+_SPACES = re.compile(r"\s+")
+
+MAX_FIELD_CHARS = 200
+ELLIPSIS = "\u2026"
+
+
+def clip(value: str, limit: int) -> str:
+    """Cut to `limit` characters, marking the cut so nobody mistakes it for the whole value."""
+    value = (value or "").strip()
+    if limit <= 0 or len(value) <= limit:
+        return value
+    return value[: max(0, limit - 1)] + ELLIPSIS
+
+
+def for_prompt(value: object, max_chars: int = MAX_FIELD_CHARS) -> str:
+    """Make one data field safe to quote inside a prompt's data block."""
+    if value is None:
+        return ""
+    text = unicodedata.normalize("NFKC", str(value))
+    text = _CONTROL.sub(" ", text)
+    text = _BIDI_AND_INVISIBLE.sub("", text)
+    text = _FAKE_MARKER.sub("[구분자모양제거]", text)
+    text = _ANGLE_RUN.sub("<>", text)
+    text = _FENCE.sub("'''", text)
+    text = _INJECTION.sub(lambda m: "[의심표현:" + m.group(0)[:60] + "]", text)
+    text = _SPACES.sub(" ", text).strip()
+    return clip(text, max_chars)
+
+
+def looks_like_injection(value: object) -> bool:
+    """True when a field carries an instruction-like phrase (used to flag records for a human)."""
+    if value is None:
+        return False
+    return bool(_INJECTION.search(unicodedata.normalize("NFKC", str(value))))
+
+
+_FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+_LINK = re.compile(r"(?:[a-z][a-z0-9+.-]{1,15}://|www\.|mailto:|\\\\)\S*", re.IGNORECASE)
+_MARKUP = re.compile(r"<[^<>]{0,200}>")
+_MD_LINK = re.compile(r"\[([^\]]{0,200})\]\([^)]{0,500}\)")
+
+
+def for_output(value: object, max_chars: int | None = None) -> str:
+    """Quarantine model text before it is stored or shown anywhere.
+
+    Links and tags go away, fences go away, and a value that would start with a formula
+    character gets a leading apostrophe so a spreadsheet shows it as text.
+    """
+    if value is None:
+        return ""
+    text = unicodedata.normalize("NFKC", str(value))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub(" ", text)
+    text = _BIDI_AND_INVISIBLE.sub("", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MARKUP.sub("", text)
+    text = _LINK.sub("[링크제거]", text)
+    text = _FENCE.sub("", text)
+    text = re.sub(r"[ \t]+", " ", text)
+    text = re.sub(r" *\n *", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    if max_chars is not None:
+        text = clip(text, max_chars)
+    if text and text[0] in _FORMULA_LEAD:
+        text = "'" + text
+    return text

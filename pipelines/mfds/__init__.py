@@ -1,0 +1,151 @@
+"""The MFDS DMF dlt source: the whole public DMF list per load, and one row describing the load.
+
+Two resources, both append-only in the `mfds_raw` dataset:
+
+- `dmf_items`: one row per distinct record received (stable repeats kept once, `repeat_count`
+  says how often), the 9 source fields exactly as received, declared as nullable text so every
+  column exists even when a load has it all null;
+- `load_runs`: one row per load attempt, complete or not, with its verdict and counters.
+
+The list is fetched once, lazily, when the first resource is extracted (helpers.fetch_registry);
+API and data problems never raise here: they become `load_runs.fetch_status` and `reason`.
+The service key arrives through dlt secrets (`MFDS_SERVICE_KEY`, or `mfds_service_key` in
+`.dlt/secrets.toml`) and is typed as a secret so dlt keeps it out of its traces.
+"""
+from __future__ import annotations
+
+import os
+
+# Defaults that must hold wherever `dmf` is started from (dlt only reads .dlt/ in the working
+# directory): no anonymous usage telemetry, and no copy of every day's items kept in the
+# pipeline dir once DuckDB has them (the raw tables are the audit trail). Env still overrides.
+os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
+os.environ.setdefault("LOAD__DELETE_COMPLETED_JOBS", "true")
+
+from collections.abc import Callable, Iterator, Sequence  # noqa: E402
+from datetime import date  # noqa: E402
+from typing import Any  # noqa: E402
+
+import dlt  # noqa: E402
+from dlt.common.typing import TSecretStrValue  # noqa: E402
+from dlt.extract.resource import DltResource  # noqa: E402
+
+from pipelines.config import DEFAULT_API_BASE_URL  # noqa: E402
+from pipelines.mfds.helpers import FetchResult, fetch_registry  # noqa: E402
+from pipelines.mfds.settings import COLUMN_NAMES, ITEMS_TABLE, RUNS_TABLE, RetryPolicy  # noqa: E402
+
+ITEM_COLUMNS: dict[str, dict[str, Any]] = {
+    "load_id": {"data_type": "text", "nullable": False},
+    "as_of_date": {"data_type": "date", "nullable": False},
+    "item_position": {"data_type": "bigint", "nullable": False},
+    "page_no": {"data_type": "bigint", "nullable": False},
+    "repeat_count": {"data_type": "bigint", "nullable": False},
+    **{name: {"data_type": "text", "nullable": True} for name in COLUMN_NAMES},
+}
+
+RUN_COLUMNS: dict[str, dict[str, Any]] = {
+    "load_id": {"data_type": "text", "nullable": False, "unique": True},
+    "as_of_date": {"data_type": "date", "nullable": False},
+    "started_at": {"data_type": "timestamp", "timezone": True, "nullable": False},
+    "finished_at": {"data_type": "timestamp", "timezone": True, "nullable": False},
+    "duration_s": {"data_type": "double", "nullable": False},
+    "fetch_status": {"data_type": "text", "nullable": False},
+    "reason": {"data_type": "text", "nullable": True},
+    "total_count": {"data_type": "bigint", "nullable": True},
+    "fetched_count": {"data_type": "bigint", "nullable": False},
+    "distinct_count": {"data_type": "bigint", "nullable": False},
+    "duplicate_count": {"data_type": "bigint", "nullable": False},
+    "pages": {"data_type": "bigint", "nullable": False},
+    "requests": {"data_type": "bigint", "nullable": False},
+    "retries": {"data_type": "bigint", "nullable": False},
+    "attempts": {"data_type": "bigint", "nullable": False},
+    "result_codes": {"data_type": "text", "nullable": True},
+    "source_url": {"data_type": "text", "nullable": True},
+}
+
+
+class _FetchOnce:
+    """Both resources need the same fetch; whichever is extracted first runs it."""
+
+    def __init__(self, fetch: Callable[[], FetchResult], on_result: Callable[[FetchResult], None] | None) -> None:
+        self._fetch, self._on_result = fetch, on_result
+        self._result: FetchResult | None = None
+
+    def __call__(self) -> FetchResult:
+        if self._result is None:
+            self._result = self._fetch()
+            if self._on_result is not None:
+                self._on_result(self._result)
+        return self._result
+
+
+def run_row(result: FetchResult, load_id: str, as_of: date) -> dict[str, Any]:
+    """The `load_runs` row of one load."""
+    return {
+        "load_id": load_id,
+        "as_of_date": as_of,
+        "started_at": result.started_at,
+        "finished_at": result.finished_at,
+        "duration_s": result.duration_s,
+        "fetch_status": result.status,
+        "reason": result.reason,
+        "total_count": result.total_count,
+        "fetched_count": result.fetched_count,
+        "distinct_count": result.distinct_count,
+        "duplicate_count": result.duplicate_count,
+        "pages": result.pages,
+        "requests": result.requests,
+        "retries": result.retries,
+        "attempts": result.attempts,
+        "result_codes": result.result_codes,
+        "source_url": result.source_url,
+    }
+
+
+@dlt.source(name="mfds", max_table_nesting=0)
+def mfds_source(
+    as_of: date,
+    load_id: str,
+    mfds_service_key: TSecretStrValue = dlt.secrets.value,
+    mfds_api_base_url: str = DEFAULT_API_BASE_URL,
+    retry_policy: RetryPolicy | None = None,
+    on_result: Callable[[FetchResult], None] | None = None,
+) -> Sequence[DltResource]:
+    """The MFDS DMF list for the logical date `as_of`, as load `load_id`.
+
+    `on_result` receives the `FetchResult` once the list has been fetched, so the caller can
+    report the verdict without reading the warehouse back.
+    """
+    fetch = _FetchOnce(
+        lambda: fetch_registry(mfds_api_base_url, mfds_service_key, retry_policy),
+        on_result,
+    )
+
+    @dlt.resource(name=ITEMS_TABLE, write_disposition="append", columns=ITEM_COLUMNS)
+    def dmf_items() -> Iterator[list[dict[str, Any]]]:
+        rows = fetch().rows
+        stamp = {"load_id": load_id, "as_of_date": as_of}
+        batch = 2000
+        for start in range(0, len(rows), batch):
+            yield [{**stamp, **row} for row in rows[start:start + batch]]
+
+    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS)
+    def load_runs() -> Iterator[dict[str, Any]]:
+        yield run_row(fetch(), load_id, as_of)
+
+    return dmf_items, load_runs
+
+
+def empty_items_table() -> DltResource:
+    """`dmf_items` with no rows, only to create the table with all its columns.
+
+    Needed when the very first load receives no items (a refused key): dlt creates a table only
+    when data arrives, and DuckDB cannot bulk-read an empty jsonl file, so this is loaded with
+    dlt's INSERT format instead.
+    """
+
+    @dlt.resource(name=ITEMS_TABLE, write_disposition="append", columns=ITEM_COLUMNS)
+    def dmf_items() -> Iterator[Any]:
+        yield dlt.mark.materialize_table_schema()
+
+    return dmf_items

@@ -1,0 +1,477 @@
+"""HTTP details of the MFDS DMF API: paging, retries, tolerant parsing and the completeness verdict.
+
+Why the verdict lives here: a withdrawal is only ever inferred from absence (SPEC §3), so a
+load that lost records on the way must never look like a good one. The fetch therefore returns
+a `FetchResult` whose status says *complete* only when every page answered 00, totalCount held
+still, and exactly totalCount records arrived; repeats are accepted only when a second pass
+shows them at the same places (a real duplicate in the data, not a list moving under us).
+
+Nothing in this module raises for API or data problems: they become the result's status and a
+one-sentence reason. The service key never leaves this module in any text: error messages are
+built here without URLs, and httpx's own request log has the key masked.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
+
+import httpx
+
+from pipelines.mfds.settings import (
+    CODE_ADVICE,
+    COLUMN_NAMES,
+    OPERATION_PATH,
+    RESULT_CODES,
+    RETRYABLE_CODES,
+    SOURCE_FIELDS,
+    RetryPolicy,
+)
+
+log = logging.getLogger(__name__)
+
+_KEY_IN_QUERY = re.compile(r"(serviceKey=)[^&\s\"'<>]*", re.IGNORECASE)
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+class _MaskServiceKey(logging.Filter):
+    """httpx logs every request URL at INFO, query string and service key included: mask it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "servicekey" in message.lower():
+            record.msg, record.args = _KEY_IN_QUERY.sub(r"\1***", message), ()
+        return True
+
+
+for _name in ("httpx", "httpcore"):
+    logging.getLogger(_name).addFilter(_MaskServiceKey())
+
+
+# -- keys and text -----------------------------------------------------------------------------
+def decode_service_key(key: str) -> str:
+    """Keys are issued URL-encoded; httpx encodes again, so decode once (and only once)."""
+    key = key.strip()
+    return unquote(key) if _PERCENT_ESCAPE.search(key) else key
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """Remove every form of the given secrets (raw, URL-encoded) and any serviceKey= value."""
+    text = _KEY_IN_QUERY.sub(r"\1***", text)
+    for secret in secrets:
+        if not secret or len(secret) < 6:  # too short to replace without mangling words
+            continue
+        for form in {secret, quote(secret, safe=""), quote_plus(secret), quote(secret)}:
+            text = text.replace(form, "***")
+    return text
+
+
+def describe_code(code: str) -> str:
+    """`'30'` -> `'the MFDS API does not know this service key (code 30)'`."""
+    words = RESULT_CODES.get(code, f"the MFDS API answered an unknown result code {code!r}")
+    return f"{words} (code {code})"
+
+
+def _fmt(n: int | None) -> str:
+    return "unknown" if n is None else f"{n:,}"
+
+
+# -- pages ---------------------------------------------------------------------------------------
+class ApiError(Exception):
+    """The API refused or failed a request; `reason` is a plain sentence without any URL."""
+
+    def __init__(self, reason: str, *, code: str | None = None, retryable: bool = False) -> None:
+        super().__init__(reason)
+        self.reason, self.code, self.retryable = reason, code, retryable
+
+
+@dataclass(frozen=True)
+class Page:
+    page_no: int
+    total_count: int | None
+    items: list[dict[str, Any]]
+
+
+def _code_error(code: str) -> ApiError:
+    advice = CODE_ADVICE.get(code)
+    reason = describe_code(code) + (f"; {advice}" if advice else "")
+    return ApiError(reason, code=code, retryable=code in RETRYABLE_CODES)
+
+
+def _norm_code(raw: Any) -> str:
+    text = str(raw if raw is not None else "").strip()
+    return text.zfill(2) if text.isdigit() else text
+
+
+def _as_int(raw: Any) -> int | None:
+    try:
+        return int(str(raw).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _items_of(raw: Any) -> list[Any]:
+    """Every tolerated shape of `items` (SPEC §2): dict with list/object/empty item, list, "", null."""
+    if raw in (None, "", [], {}):
+        return []
+    if isinstance(raw, list):
+        return raw
+    if isinstance(raw, dict):
+        inner = raw.get("item")
+        if inner in (None, "", []):
+            return []
+        return inner if isinstance(inner, list) else [inner]
+    raise ApiError("the MFDS API sent items in a shape this loader does not know", retryable=True)
+
+
+def parse_page(content: bytes, page_no: int) -> Page:
+    """One answer of getMdcDmfList01 as a `Page`, or an `ApiError` naming the portal code."""
+    text = content.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if text.startswith("<"):
+        return _parse_xml(text, page_no)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ApiError("the MFDS API sent a body that is neither JSON nor XML", retryable=True) from None
+    if not isinstance(data, dict):
+        raise ApiError("the MFDS API sent JSON of an unexpected shape", retryable=True)
+    response = data.get("response", data)
+    header = response.get("header") or {}
+    code = _norm_code(header.get("resultCode"))
+    if code != "00":
+        raise _code_error(code or "99")
+    body = response.get("body") or {}
+    items = _items_of(body.get("items"))
+    return Page(page_no, _as_int(body.get("totalCount")), [_item(raw) for raw in items])
+
+
+def _parse_xml(text: str, page_no: int) -> Page:
+    """The portal's HTTP-200 XML error body, or (if asked without type=json) an XML list."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError:
+        raise ApiError("the MFDS API sent an XML body that could not be read", retryable=True) from None
+    code = root.findtext(".//returnReasonCode") or root.findtext(".//resultCode") or "99"
+    code = _norm_code(code)
+    if code != "00":
+        raise _code_error(code)
+    items = [{child.tag: child.text for child in item} for item in root.iter("item")]
+    return Page(page_no, _as_int(root.findtext(".//totalCount")), [_item(raw) for raw in items])
+
+
+def _item(raw: Any) -> dict[str, Any]:
+    """The 9 fields exactly as received (values untouched; keys matched case-insensitively)."""
+    if not isinstance(raw, dict):
+        raise ApiError("the MFDS API sent an item that is not an object", retryable=True)
+    upper = {str(key).upper(): value for key, value in raw.items()}
+    item: dict[str, Any] = {}
+    for name in SOURCE_FIELDS:
+        value = upper.get(name)
+        if value is not None and not isinstance(value, str):
+            value = str(value) if isinstance(value, (int, float)) else json.dumps(value, ensure_ascii=False)
+        item[name] = value
+    return item
+
+
+# -- one request, retried ---------------------------------------------------------------------
+class MfdsClient:
+    """One httpx client for a load; counts requests, retries and every outcome it saw."""
+
+    def __init__(
+        self,
+        base_url: str,
+        service_key: str,
+        policy: RetryPolicy | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.url = _operation_url(base_url)
+        self._key = decode_service_key(service_key)
+        self.policy = policy or RetryPolicy()
+        self._sleep = sleep
+        self.requests = 0
+        self.retries = 0
+        self.outcomes: Counter[str] = Counter()
+        timeout = httpx.Timeout(self.policy.read_timeout_s, connect=self.policy.connect_timeout_s)
+        self._http = httpx.Client(timeout=timeout, follow_redirects=False, headers={"Accept": "application/json"})
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "MfdsClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def page(self, page_no: int, rows: int) -> Page:
+        """Fetch one page, retrying transient failures; raises `ApiError` when it cannot."""
+        policy = self.policy
+        params = {"serviceKey": self._key, "pageNo": str(page_no), "numOfRows": str(rows), "type": "json"}
+        failure = "the MFDS API could not be reached"
+        for attempt in range(policy.max_retries + 1):
+            delay = policy.backoff_s(attempt + 1)
+            self.requests += 1
+            try:
+                response = self._http.get(self.url, params=params)
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol):
+                self.outcomes["bad_url"] += 1
+                raise ApiError("the MFDS API base URL cannot be used; check MFDS_API_BASE_URL") from None
+            except httpx.TimeoutException:
+                self.outcomes["timeout"] += 1
+                failure = "the MFDS API did not answer in time"
+            except httpx.TransportError as exc:
+                self.outcomes["connection"] += 1
+                failure = f"the connection to the MFDS API failed ({type(exc).__name__})"
+            else:
+                status = response.status_code
+                if status == 429:
+                    self.outcomes["http429"] += 1
+                    failure = "the MFDS API kept answering 429 Too Many Requests"
+                    wait = _retry_after_s(response.headers.get("Retry-After"))
+                    delay = min(policy.retry_after_cap_s, wait if wait is not None else delay)
+                elif status >= 500:
+                    self.outcomes[f"http{status}"] += 1
+                    failure = f"the MFDS API kept answering HTTP {status}"
+                elif status != 200:
+                    self.outcomes[f"http{status}"] += 1
+                    raise ApiError(f"the MFDS API answered HTTP {status}; check MFDS_API_BASE_URL")
+                else:
+                    try:
+                        page = parse_page(response.content, page_no)
+                    except ApiError as exc:
+                        self.outcomes[exc.code or "unreadable"] += 1
+                        if not exc.retryable:
+                            raise
+                        failure = exc.reason
+                    else:
+                        self.outcomes["00"] += 1
+                        return page
+            if attempt < policy.max_retries:
+                self.retries += 1
+                log.info("MFDS page %d: %s; retry %d in %.2fs", page_no, failure, attempt + 1, delay)
+                self._sleep(delay)
+        tries = policy.max_retries + 1
+        raise ApiError(f"{failure} (page {page_no}, {tries} tries)", retryable=False)
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+# -- whole list, verdict ------------------------------------------------------------------------
+Identity = tuple[Any, ...]
+
+
+@dataclass
+class ListPass:
+    """One walk over all pages."""
+
+    total_counts: list[int | None] = field(default_factory=list)
+    received: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)  # (position, page, item)
+    pages: int = 0
+    problem: str | None = None
+    error: ApiError | None = None
+
+    @property
+    def total_count(self) -> int | None:
+        return self.total_counts[0] if self.total_counts else None
+
+    def repeats(self) -> dict[Identity, tuple[int, ...]]:
+        """Records seen more than once, with every position they were seen at."""
+        seen: dict[Identity, list[int]] = {}
+        for position, _, item in self.received:
+            seen.setdefault(identity(item), []).append(position)
+        return {key: tuple(positions) for key, positions in seen.items() if len(positions) > 1}
+
+
+def identity(item: dict[str, Any]) -> Identity:
+    """A record is the full 9-field tuple: two rows are 'the same' only if every field is."""
+    return tuple(item.get(name) for name in SOURCE_FIELDS)
+
+
+def fetch_pass(client: MfdsClient, page_size: int) -> ListPass:
+    result = ListPass()
+    page_no, last_page = 1, 1
+    while page_no <= last_page:
+        try:
+            page = client.page(page_no, page_size)
+        except ApiError as exc:
+            result.error = exc
+            return result
+        result.pages += 1
+        result.total_counts.append(page.total_count)
+        if page_no == 1:
+            if page.total_count is None:
+                result.problem = "the MFDS API did not report a totalCount"
+                return result
+            last_page = max(1, math.ceil(page.total_count / page_size))
+        start = (page_no - 1) * page_size
+        for index, item in enumerate(page.items):
+            result.received.append((start + index, page_no, item))
+        if not page.items and page.total_count:
+            result.problem = result.problem or (
+                f"page {page_no} came back empty although the API reported "
+                f"{_fmt(result.total_count)} records"
+            )
+        page_no += 1
+    counts = {count for count in result.total_counts}
+    if len(counts) > 1:
+        result.problem = (
+            f"the totalCount moved from {_fmt(result.total_counts[0])} to "
+            f"{_fmt(next(c for c in result.total_counts if c != result.total_counts[0]))} during the load"
+        )
+    elif result.problem is None and len(result.received) != result.total_count:
+        result.problem = (
+            f"received {_fmt(len(result.received))} of the {_fmt(result.total_count)} records "
+            "the API reported"
+        )
+    return result
+
+
+@dataclass
+class FetchResult:
+    """What one load got from the API, and whether it is complete (never raised, always returned)."""
+
+    status: str  # 'complete' | 'incomplete' | 'failed'
+    reason: str | None
+    total_count: int | None
+    fetched_count: int
+    rows: list[dict[str, Any]]  # distinct records: item_position, page_no, repeat_count, 9 fields
+    pages: int
+    requests: int
+    retries: int
+    attempts: int
+    result_codes: str
+    source_url: str
+    started_at: datetime
+    finished_at: datetime
+
+    @property
+    def distinct_count(self) -> int:
+        return len(self.rows)
+
+    @property
+    def duplicate_count(self) -> int:
+        return self.fetched_count - self.distinct_count
+
+    @property
+    def duration_s(self) -> float:
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+def distinct_rows(received: Iterable[tuple[int, int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Each record once, at its first position, with how many times it was listed."""
+    rows: dict[Identity, dict[str, Any]] = {}
+    for position, page_no, item in received:
+        key = identity(item)
+        row = rows.get(key)
+        if row is None:
+            row = {"item_position": position, "page_no": page_no, "repeat_count": 0}
+            row.update({column: item[name] for column, name in zip(COLUMN_NAMES, SOURCE_FIELDS)})
+            rows[key] = row
+        row["repeat_count"] += 1
+    return list(rows.values())
+
+
+def fetch_registry(base_url: str, service_key: str, policy: RetryPolicy | None = None) -> FetchResult:
+    """Fetch the whole list and judge it; API and data problems come back as the status."""
+    policy = policy or RetryPolicy()
+    started = datetime.now(timezone.utc)
+    try:
+        return _fetch_registry(base_url, service_key, policy, started)
+    except Exception as exc:  # a bug must still leave a recorded (failed) load, and no key in text
+        log.error("MFDS fetch stopped on an unexpected %s", type(exc).__name__)
+        return FetchResult(
+            status="failed",
+            reason=f"the load stopped on an unexpected error ({type(exc).__name__}); please report it",
+            total_count=None, fetched_count=0, rows=[], pages=0, requests=0, retries=0, attempts=1,
+            result_codes="", source_url=_operation_url(base_url), started_at=started,
+            finished_at=datetime.now(timezone.utc),
+        )
+
+
+def _operation_url(base_url: str) -> str:
+    """The operation URL without any query string (safe to store and show)."""
+    try:
+        base = urlsplit(base_url)
+    except ValueError:
+        return base_url.split("?", 1)[0].split("#", 1)[0].rstrip("/") + OPERATION_PATH
+    return urlunsplit((base.scheme, base.netloc, base.path.rstrip("/") + OPERATION_PATH, "", ""))
+
+
+def is_usable_base_url(base_url: str) -> bool:
+    """An http(s) URL with a host: anything else is a configuration mistake, not an API failure."""
+    try:
+        parts = urlsplit(base_url)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, started: datetime) -> FetchResult:
+    with MfdsClient(base_url, service_key, policy) as client:
+        status, reason = "incomplete", None
+        previous: dict[Identity, tuple[int, ...]] | None = None
+        current = ListPass()
+        attempts = 0
+        for attempts in range(1, policy.max_list_attempts + 1):
+            current = fetch_pass(client, policy.page_size)
+            if current.error is not None:
+                status, reason = "failed", current.error.reason
+                break
+            if current.problem is not None:
+                reason = current.problem
+                log.info("MFDS list pass %d incomplete: %s", attempts, reason)
+                continue
+            repeats = current.repeats()
+            if not repeats or repeats == previous:
+                status, reason = "complete", None
+                break
+            reason = (
+                f"the list shifted during the load: {len(repeats)} record(s) came back twice "
+                "at places that changed between passes"
+                if previous is not None
+                else "records came back twice and a second pass could not confirm where"
+            )
+            previous = repeats
+            log.info("MFDS list pass %d: %d repeated record(s); fetching again to compare", attempts, len(repeats))
+        if status == "incomplete" and attempts > 1:
+            reason = f"{reason} ({attempts} passes)"
+        codes = ",".join(f"{name}:{count}" for name, count in sorted(client.outcomes.items()))
+        return FetchResult(
+            status=status,
+            reason=None if reason is None else redact(reason, service_key, decode_service_key(service_key)),
+            total_count=current.total_count,
+            fetched_count=len(current.received),
+            rows=distinct_rows(current.received),
+            pages=current.pages,
+            requests=client.requests,
+            retries=client.retries,
+            attempts=attempts,
+            result_codes=codes,
+            source_url=client.url,
+            started_at=started,
+            finished_at=datetime.now(timezone.utc),
+        )

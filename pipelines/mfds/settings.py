@@ -1,0 +1,76 @@
+"""Constants of the MFDS DMF source: the operation, the fields, the portal's codes, the retry policy."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OPERATION_PATH = "/getMdcDmfList01"
+PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
+
+PIPELINE_NAME = "mfds_dmf"
+DATASET_NAME = "mfds_raw"
+ITEMS_TABLE = "dmf_items"
+RUNS_TABLE = "load_runs"
+
+# The 9 item fields in the order the API sends them; stored under their lower-case names.
+SOURCE_FIELDS = (
+    "DMF_PERMIT_NO",
+    "INGR_KOR_NAME",
+    "ENTP_NAME",
+    "MNFCTR_NAME",
+    "MNFCTR_PLACE",
+    "MANUF_COUNTRY_CODE_NM",
+    "DMF_PERMIT_DATE",
+    "BIZRNO",
+    "NOTICE_CODE",
+)
+COLUMN_NAMES = tuple(field.lower() for field in SOURCE_FIELDS)
+
+# The public-data portal's reason codes (SPEC §2), in words a user understands.
+RESULT_CODES = {
+    "00": "the MFDS API answered normally",
+    "01": "the MFDS API had an application error",
+    "02": "the MFDS API had a database error",
+    "03": "the MFDS API says it has no data",
+    "04": "the MFDS API had an HTTP error",
+    "05": "the MFDS API timed out on its side",
+    "10": "the MFDS API rejected a request parameter as invalid",
+    "11": "the MFDS API is missing a mandatory request parameter",
+    "12": "the MFDS API does not offer this service (check MFDS_API_BASE_URL)",
+    "20": "the MFDS API denied access to this service for this key",
+    "21": "the MFDS API has temporarily disabled this service key",
+    "22": "the MFDS API daily request limit for this key is used up",
+    "30": "the MFDS API does not know this service key",
+    "31": "the MFDS API service key has expired",
+    "32": "the MFDS API does not accept calls from this IP address",
+    "99": "the MFDS API had an unknown error",
+}
+# What to do about each failing code, so the one-line error says it.
+CODE_ADVICE = {
+    "20": "apply for use of dataset 15057075 on data.go.kr",
+    "21": "wait until the portal re-enables the key",
+    "22": "try again tomorrow",
+    "30": "check MFDS_SERVICE_KEY (use the decoded key from data.go.kr)",
+    "31": "renew the key on data.go.kr",
+    "32": "register this machine's IP address on data.go.kr",
+}
+# Server-side hiccups worth another try; every other failing code is final for this load.
+RETRYABLE_CODES = frozenset({"01", "02", "04", "05", "99"})
+# Codes that say the key itself is refused: never retried, never hammered.
+PERMANENT_CODES = frozenset({"20", "22", "30", "31", "32"})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard the loader tries. Defaults suit the real portal; tests shrink the delays."""
+
+    max_retries: int = 4  # extra tries per request after the first
+    base_delay_s: float = 0.5  # backoff: base * 2**(try-1), capped below
+    max_delay_s: float = 8.0
+    retry_after_cap_s: float = 30.0  # a Retry-After longer than this is cut to it
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 60.0
+    max_list_attempts: int = 3  # whole-list fetches when the list looks incomplete or moved
+    page_size: int = PAGE_SIZE
+
+    def backoff_s(self, retry: int) -> float:
+        return min(self.max_delay_s, self.base_delay_s * 2 ** max(0, retry - 1))

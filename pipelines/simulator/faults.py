@@ -1,0 +1,173 @@
+"""Fault injection for the MFDS simulator: the ways the real portal and a moving list can hurt a load.
+
+A `Faults` value is chosen per run and parsed from a short spec string so that a test, the demo
+and `dmf sim serve` (steered from another shell) all describe failures the same way::
+
+    http500:2,http503:1,http429:1@retry_after=1,slow:0.5@times=2,drop:1,xml_code:30,
+    truncate_last_page,total_count_shift:3,duplicate_across_pages,duplicate_shifting,
+    empty_page:3,items_shape:single
+
+Transient faults (http500, http503, http429, drop, and slow/xml_code when given `@times=n`) fire
+the given number of times and then stop, so a client that retries succeeds. Everything else is
+permanent: it shapes every answer for as long as it is set.
+
+- ``http500:n`` / ``http503:n``  the next n API requests answer that HTTP status.
+- ``http429:n@retry_after=s``   the next n requests answer 429 with ``Retry-After: s``.
+- ``slow:s[@times=n]``          each (or the next n) answers waits s seconds first.
+- ``drop:n``                     the next n requests are cut off without any answer.
+- ``xml_code:c[@times=n]``       answer the portal's HTTP-200 XML error body with code c.
+- ``truncate_last_page[:k]``     the last page lacks its last k items (default: half of them).
+- ``total_count_shift[:d]``      pages after the first report totalCount + d (default 3).
+- ``duplicate_across_pages``     one record really is in the list twice (stable repeat).
+- ``duplicate_shifting``         a new record is inserted at the top after every page 1 (and the
+                                 last one falls off), so a paging client sees one record twice
+                                 and misses another, differently on each pass.
+- ``empty_page:p``               page p answers no items although the count says otherwise.
+- ``items_shape:s``              how `items` is shaped: object (default, ``{"item": [...]}``),
+                                 list (``[...]``), single (a one-item page as a bare object,
+                                 an empty page as ``""``), empty_string (empty pages as ``""``).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+ITEMS_SHAPES = ("object", "list", "single", "empty_string")
+
+
+class FaultSpecError(ValueError):
+    """A fault spec string that cannot be understood; the message says which part and why."""
+
+
+@dataclass(frozen=True)
+class Faults:
+    """What goes wrong during one run of the simulator (all off by default)."""
+
+    http500: int = 0
+    http503: int = 0
+    http429: int = 0
+    retry_after_s: int = 1
+    drop: int = 0
+    slow_s: float = 0.0
+    slow_times: int | None = None  # None: every answer is slow
+    xml_code: str | None = None
+    xml_code_times: int | None = None  # None: every answer is the error
+    truncate_last_page: int | None = None  # None: off; 0: half the page; k: k items missing
+    total_count_shift: int = 0
+    duplicate_across_pages: bool = False
+    duplicate_shifting: bool = False
+    empty_page: int | None = None
+    items_shape: str = "object"
+
+    @classmethod
+    def parse(cls, spec: str | None) -> "Faults":
+        """Read a spec string such as ``"http500:2,truncate_last_page"``; empty means no faults."""
+        values: dict[str, Any] = {}
+        for raw in (spec or "").split(","):
+            part = raw.strip()
+            if not part:
+                continue
+            head, *options = part.split("@")
+            name, _, arg = head.partition(":")
+            name, arg = name.strip().lower(), arg.strip()
+            opts = _options(part, options)
+            try:
+                _apply(values, name, arg, opts)
+            except (TypeError, ValueError) as exc:
+                raise FaultSpecError(f"fault {part!r} is not understood: {exc}") from None
+        return cls(**values)
+
+    def spec(self) -> str:
+        """The spec string that parses back to this value (what `/_sim/state` shows)."""
+        parts: list[str] = []
+        if self.http500:
+            parts.append(f"http500:{self.http500}")
+        if self.http503:
+            parts.append(f"http503:{self.http503}")
+        if self.http429:
+            parts.append(f"http429:{self.http429}@retry_after={self.retry_after_s}")
+        if self.drop:
+            parts.append(f"drop:{self.drop}")
+        if self.slow_s:
+            times = "" if self.slow_times is None else f"@times={self.slow_times}"
+            parts.append(f"slow:{self.slow_s:g}{times}")
+        if self.xml_code is not None:
+            times = "" if self.xml_code_times is None else f"@times={self.xml_code_times}"
+            parts.append(f"xml_code:{self.xml_code}{times}")
+        if self.truncate_last_page is not None:
+            parts.append(
+                "truncate_last_page" if self.truncate_last_page == 0
+                else f"truncate_last_page:{self.truncate_last_page}"
+            )
+        if self.total_count_shift:
+            parts.append(f"total_count_shift:{self.total_count_shift}")
+        if self.duplicate_across_pages:
+            parts.append("duplicate_across_pages")
+        if self.duplicate_shifting:
+            parts.append("duplicate_shifting")
+        if self.empty_page is not None:
+            parts.append(f"empty_page:{self.empty_page}")
+        if self.items_shape != "object":
+            parts.append(f"items_shape:{self.items_shape}")
+        return ",".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __bool__(self) -> bool:
+        return self != Faults()
+
+
+def _options(part: str, options: list[str]) -> dict[str, str]:
+    opts: dict[str, str] = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep:
+            raise FaultSpecError(f"fault {part!r}: option {option!r} must look like key=value")
+        opts[key.strip().lower()] = value.strip()
+    return opts
+
+
+def _count(arg: str, default: int = 1) -> int:
+    value = int(arg) if arg else default
+    if value < 0:
+        raise ValueError("the count cannot be negative")
+    return value
+
+
+def _times(opts: dict[str, str]) -> int | None:
+    return _count(opts["times"]) if "times" in opts else None
+
+
+def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) -> None:
+    if name in ("http500", "http503", "drop"):
+        values[name] = _count(arg)
+    elif name == "http429":
+        values["http429"] = _count(arg)
+        if "retry_after" in opts:
+            values["retry_after_s"] = _count(opts["retry_after"])
+    elif name == "slow":
+        values["slow_s"] = float(arg) if arg else 1.0
+        values["slow_times"] = _times(opts)
+    elif name == "xml_code":
+        if not arg.isdigit():
+            raise ValueError("give the portal code, e.g. xml_code:30")
+        values["xml_code"] = arg.zfill(2)
+        values["xml_code_times"] = _times(opts)
+    elif name == "truncate_last_page":
+        values["truncate_last_page"] = _count(arg, default=0)
+    elif name == "total_count_shift":
+        values["total_count_shift"] = int(arg) if arg else 3
+    elif name in ("duplicate_across_pages", "duplicate_shifting"):
+        values[name] = True
+    elif name == "empty_page":
+        values["empty_page"] = _count(arg)
+        if values["empty_page"] < 1:
+            raise ValueError("pages are numbered from 1")
+    elif name == "items_shape":
+        if arg not in ITEMS_SHAPES:
+            raise ValueError(f"shape must be one of {', '.join(ITEMS_SHAPES)}")
+        values["items_shape"] = arg
+    else:
+        known = ", ".join(f.name for f in fields(Faults))
+        raise ValueError(f"unknown fault {name!r} (known: {known})")

@@ -1,0 +1,365 @@
+"""How report cells look and how they are written: formats, Korean labels, the output quarantine.
+
+Everything that reaches a cell goes through `write_value`, which picks the XlsxWriter call from
+the column's declared kind (text → `write_string`, date → `write_datetime`, number →
+`write_number`), so a registry value can never become a formula or a URL, and a number or a
+date stays a real number or date that RA staff can sort and filter.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any, Iterator
+from zoneinfo import ZoneInfo
+
+import xlsxwriter
+from xlsxwriter.workbook import Workbook
+from xlsxwriter.worksheet import Worksheet
+
+# --- output quarantine ------------------------------------------------------------------------
+
+#: A cell whose text starts with one of these is read as a formula (or DDE) by spreadsheets.
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+#: The visible guard put in front of such text: Excel, LibreOffice and openpyxl all keep it as
+#: plain text, and the reader sees that the value was neutralised (same guard as enrich.sanitize).
+QUARANTINE_GUARD = "'"
+
+
+def quarantine(value: object) -> str:
+    """Make any value safe to show as text: registry fields are companies' free text and AI
+    text is untrusted, so a formula-leading value gets a leading apostrophe. Idempotent."""
+    if value is None:
+        return ""
+    text = str(value)
+    if text.startswith(FORMULA_LEAD):
+        return QUARANTINE_GUARD + text
+    return text
+
+
+# --- AI skip-reason badges --------------------------------------------------------------------
+
+#: Used only if enrich.badges is not importable (the enrich package owns the wording).
+_FALLBACK_BADGES: dict[str, str] = {
+    "diff_empty": "AI 요약: 변경 없음(호출 생략)",
+    "disabled": "AI 요약: 사용 안 함(설정)",
+    "binary_missing": "AI 요약: agy 미설치 — 복구 도우미를 실행하세요",
+    "auth": "AI 요약: agy 재로그인 필요",
+    "quota": "AI 요약: AI 쿼터 소진 — 내일 자동 재시도",
+    "token_cap": "AI 요약: 일일 토큰 상한 도달",
+    "timeout": "AI 요약: 시간 초과(10분)",
+    "schema_invalid": "AI 요약: 응답 형식 오류 — 원문은 로그에 보관",
+    "circuit_open": "AI 요약: 연속 실패로 일시 중지(24시간)",
+}
+NO_RUN_BADGE = "AI 요약: AI 실행 기록 없음 — 이 날짜에 enrich 단계가 돌지 않았습니다"
+NO_WEEKLY_RUN_BADGE = "AI 코멘터리: 이 주의 AI 코멘터리 없음(주간 AI는 기본적으로 꺼져 있음)"
+
+
+def ai_badge(skip_reason: str | None, status: str | None) -> str:
+    """The dashboard badge that says why there is no AI text (design §2.4); never blank."""
+    if status is None and skip_reason is None:
+        return NO_RUN_BADGE
+    try:
+        from enrich.badges import badge_for  # the enrich package owns the wording
+    except ImportError:  # pragma: no cover - only before enrich/ exists
+        def badge_for(reason: str | None) -> str:
+            if not reason:
+                return ""
+            return _FALLBACK_BADGES.get(reason, "AI 요약: 생성되지 않음(" + reason + ")")
+    text = badge_for(skip_reason)
+    if text:
+        return text
+    if status == "FAILED":
+        return "AI 요약: 생성 실패 — 로그를 확인하세요"
+    return "AI 요약: 생성되지 않음"
+
+
+# --- Korean labels ----------------------------------------------------------------------------
+
+EVENT_LABEL = {"NEW": "신규", "CHANGED": "변경", "WITHDRAWN": "취하"}
+SEVERITY_LABEL = {
+    "CRITICAL": "긴급", "HIGH": "높음", "MEDIUM": "보통", "INFO": "정보", "COSMETIC": "표기",
+}
+FIELD_LABEL = {
+    "permit_no": "등록번호",
+    "ingredient_name": "성분명",
+    "applicant": "신청인",
+    "applicant_bizrno": "사업자등록번호",
+    "manufacturer": "제조소명",
+    "manufacture_place": "제조소 소재지",
+    "countries": "제조국",
+    "permit_date": "등록일자",
+    "notice_code": "고시구분",
+}
+CHANGE_KIND_LABEL = {"substantive": "실질 변경", "cosmetic": "표기 변경"}
+VERDICT_LABEL = {"accepted": "반영", "rejected": "거부"}
+YES_NO = {True: "예", False: "아니오"}
+
+
+def label(mapping: Mapping[str, str], code: object) -> str | None:
+    """A Korean label for a code; an unknown code is shown as itself rather than hidden."""
+    if code is None:
+        return None
+    return mapping.get(str(code), str(code))
+
+
+def field_list_label(comma_joined: str | None) -> str | None:
+    """'manufacturer,countries' → '제조소명, 제조국'."""
+    if not comma_joined:
+        return None
+    names = [n.strip() for n in comma_joined.split(",") if n.strip()]
+    return ", ".join(FIELD_LABEL.get(n, n) for n in names)
+
+
+def context_text(context_json: str | None, key: str) -> str | None:
+    """One readable line from a signal's JSON context: [[name, n], …] → 'name 21, other 9'."""
+    if not context_json:
+        return None
+    try:
+        context = json.loads(context_json)
+    except (TypeError, ValueError):
+        return context_json if key == "top_applicants" else None
+    value = context.get(key) if isinstance(context, dict) else None
+    if value is None:
+        return None
+    if isinstance(value, list):
+        parts = []
+        for item in value:
+            if isinstance(item, (list, tuple)) and len(item) == 2:
+                parts.append(f"{item[0]} {item[1]}")
+            else:
+                parts.append(str(item))
+        return ", ".join(parts)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
+
+
+# --- formats ----------------------------------------------------------------------------------
+
+FONT = "맑은 고딕"  # Malgun Gothic: what Korean Windows/Excel users have; LibreOffice falls back
+SEVERITY_COLOURS = {
+    "CRITICAL": ("#9C0006", "#FFC7CE"),
+    "HIGH": ("#9C5700", "#FFEB9C"),
+    "MEDIUM": ("#1F4E79", "#DDEBF7"),
+    "INFO": ("#375623", "#E2EFDA"),
+    "COSMETIC": ("#595959", "#EDEDED"),
+}
+
+
+class Formats:
+    """All cell formats of one workbook, created once (XlsxWriter formats belong to a workbook)."""
+
+    def __init__(self, wb: Workbook) -> None:
+        base = {"font_name": FONT, "font_size": 10, "valign": "top"}
+
+        def fmt(**props: Any):
+            return wb.add_format({**base, **props})
+
+        self.text = fmt()
+        self.wrap = fmt(text_wrap=True)
+        self.header = fmt(bold=True, bg_color="#1F3864", font_color="#FFFFFF", border=1,
+                          text_wrap=True, valign="vcenter")
+        self.date = fmt(num_format="yyyy-mm-dd", align="left")
+        self.datetime = fmt(num_format="yyyy-mm-dd hh:mm", align="left")
+        self.int = fmt(num_format="#,##0")
+        self.float = fmt(num_format="#,##0.0")
+        self.float2 = fmt(num_format="#,##0.00")
+        self.signed = fmt(num_format="+#,##0;-#,##0;0")
+        self.percent = fmt(num_format="0.0%")
+        self.severity = {
+            name: fmt(bold=True, font_color=fg, bg_color=bg, align="center")
+            for name, (fg, bg) in SEVERITY_COLOURS.items()
+        }
+        self.title = fmt(bold=True, font_size=16, font_color="#1F3864", valign="vcenter")
+        self.subtitle = fmt(font_size=10, font_color="#595959", italic=True)
+        self.section = fmt(bold=True, font_size=12, font_color="#1F3864", bottom=2,
+                           bottom_color="#1F3864")
+        self.key = fmt(bold=True, bg_color="#F2F2F2", border=1)
+        self.value = fmt(border=1)
+        self.value_date = fmt(border=1, num_format="yyyy-mm-dd", align="left")
+        self.value_int = fmt(border=1, num_format="#,##0", align="right")
+        self.big_int = fmt(bold=True, font_size=14, border=1, num_format="#,##0", align="center",
+                           valign="vcenter")
+        self.count_label = fmt(bold=True, border=1, valign="vcenter")
+        self.count_label_sev = {
+            name: fmt(bold=True, border=1, valign="vcenter", font_color=fg, bg_color=bg)
+            for name, (fg, bg) in SEVERITY_COLOURS.items()
+        }
+        self.ok = fmt(bold=True, font_color="#375623", bg_color="#E2EFDA", border=1)
+        self.bad = fmt(bold=True, font_color="#FFFFFF", bg_color="#C00000", border=1,
+                       text_wrap=True, valign="vcenter", font_size=12)
+        self.warn = fmt(bold=True, font_color="#9C5700", bg_color="#FFEB9C", border=1,
+                        text_wrap=True)
+        self.info_banner = fmt(bold=True, font_color="#1F4E79", bg_color="#DDEBF7", border=1,
+                               text_wrap=True, valign="vcenter", font_size=12)
+        self.ai_title = fmt(bold=True, font_color="#FFFFFF", bg_color="#7030A0", border=1)
+        self.ai_head = fmt(bold=True, font_size=12, text_wrap=True, bg_color="#F3EAF9",
+                           border=1, valign="top")
+        self.ai_body = fmt(text_wrap=True, bg_color="#F3EAF9", border=1, valign="top")
+        self.ai_label = fmt(bold=True, font_color="#7030A0", bg_color="#F3EAF9", border=1)
+        self.badge = fmt(italic=True, font_color="#595959", bg_color="#EDEDED", border=1,
+                         text_wrap=True, valign="vcenter")
+        self.link = fmt(font_color="#0563C1", underline=1, border=1)
+        self.note = fmt(italic=True, font_color="#595959", text_wrap=True)
+        self.empty = fmt(italic=True, font_color="#808080")
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Col:
+    """One report column: Korean header, the SQL column it shows, how it is written, width."""
+
+    header: str
+    key: str
+    kind: str = "text"  # text | wrap | date | datetime | int | float | float2 | signed | severity
+    width: float = 14
+
+
+SEOUL = ZoneInfo("Asia/Seoul")
+
+
+def _as_datetime(value: date | datetime) -> datetime:
+    """Excel has no time zones: instants are shown in Korean time (KST), whatever the
+    machine's zone, so the same warehouse gives the same cells everywhere."""
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(SEOUL)
+        return value.replace(tzinfo=None)
+    return datetime.combine(value, time())
+
+
+def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: Formats,
+                cell_format=None) -> None:
+    """Write one cell with the call its kind demands; text always via write_string."""
+    if kind in ("date", "datetime"):
+        fmt = cell_format or (f.date if kind == "date" else f.datetime)
+        if isinstance(value, (date, datetime)):
+            ws.write_datetime(row, col, _as_datetime(value), fmt)
+        elif value is None:
+            ws.write_blank(row, col, None, fmt)
+        else:  # an unparsed date from the source stays visible as text
+            ws.write_string(row, col, quarantine(value), f.text)
+        return
+    if kind in ("int", "float", "float2", "signed", "percent"):
+        fmt = cell_format or getattr(f, kind)
+        if isinstance(value, bool):
+            ws.write_number(row, col, int(value), fmt)
+        elif isinstance(value, (int, float)):
+            ws.write_number(row, col, value, fmt)
+        elif value is None:
+            ws.write_blank(row, col, None, fmt)
+        else:
+            ws.write_number(row, col, float(value), fmt)  # Decimal from SQL
+        return
+    if kind == "severity":
+        fmt = cell_format or f.severity.get(str(value), f.text)
+    elif kind == "wrap":
+        fmt = cell_format or f.wrap
+    else:
+        fmt = cell_format or f.text
+    if value is None or value == "":
+        ws.write_blank(row, col, None, fmt)
+    else:
+        ws.write_string(row, col, quarantine(value), fmt)
+
+
+def write_table(ws: Worksheet, f: Formats, top: int, cols: Sequence[Col],
+                rows: Iterable[Mapping[str, Any]], *, main: bool = True,
+                empty_text: str = "해당 없음") -> int:
+    """A header row and one row per record; `main` tables get frozen headers and an autofilter.
+    Returns the next free row."""
+    for c, col in enumerate(cols):
+        ws.write_string(top, c, col.header, f.header)
+        if main:
+            ws.set_column(c, c, col.width)
+    r = top + 1
+    for record in rows:
+        for c, col in enumerate(cols):
+            write_value(ws, r, c, record.get(col.key), col.kind, f)
+        r += 1
+    if main:
+        ws.freeze_panes(top + 1, 0)
+        ws.autofilter(top, 0, max(top, r - 1), len(cols) - 1)
+        ws.set_row(top, 30)
+    if r == top + 1:
+        ws.write_string(r, 0, empty_text, f.empty)
+        r += 1
+    return r
+
+
+def write_sheet_title(ws: Worksheet, f: Formats, title: str, subtitle: str | None = None) -> int:
+    """Title (and a one-line note) above a sheet's table; returns the table's first row."""
+    ws.write_string(0, 0, title, f.title)
+    ws.set_row(0, 24)
+    if subtitle:
+        ws.write_string(1, 0, subtitle, f.subtitle)
+    return 3
+
+
+def print_setup(ws: Worksheet) -> None:
+    """Landscape A4, all columns on one page width, header rows repeated (for PDF/print)."""
+    ws.set_landscape()
+    ws.set_paper(9)
+    ws.fit_to_pages(1, 0)
+    ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+
+
+def plain_markdown(text: str | None) -> str | None:
+    """AI briefings are markdown; a cell shows plain text (bold marks and heading hashes go)."""
+    if not text:
+        return text
+    lines = [line.lstrip("#").strip() if line.lstrip().startswith("#") else line
+             for line in text.replace("**", "").replace("__", "").splitlines()]
+    return "\n".join(lines)
+
+
+def back_link(ws: Worksheet, f: Formats, col: int, dashboard: str) -> None:
+    ws.write_url(0, col, f"internal:'{dashboard}'!A1", f.link, string="← 요약으로")
+
+
+def merged_text(ws: Worksheet, first_row: int, first_col: int, last_row: int, last_col: int,
+                text: object, fmt) -> None:
+    """A merged box holding text. merge_range() would pass its data through write(), which
+    turns '=…' into a formula, so the range is merged empty and the text written as a string."""
+    ws.merge_range(first_row, first_col, last_row, last_col, "", fmt)
+    value = quarantine(text)
+    if value:
+        ws.write_string(first_row, first_col, value, fmt)
+
+
+# --- workbook lifecycle -----------------------------------------------------------------------
+
+@contextmanager
+def workbook(path: Path, as_of: date, title: str) -> Iterator[Workbook]:
+    """A workbook whose bytes depend only on its content: fixed document properties (created
+    = the report date) and XlsxWriter's fixed zip timestamps. It is written to a temporary
+    file and renamed into place, so a failure never leaves a half-written report and never
+    touches another day's file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    wb = xlsxwriter.Workbook(str(tmp), {
+        "strings_to_formulas": False,
+        "strings_to_urls": False,
+        "strings_to_numbers": False,
+    })
+    wb.set_properties({
+        "title": title,
+        "subject": "MFDS DMF 원료의약품 등록 변동",
+        "author": "DMF Watch",
+        "company": "",
+        "comments": "DMF Watch 가 데이터 웨어하우스의 SQL 결과만으로 생성한 파일입니다.",
+        "created": _as_datetime(as_of),
+    })
+    try:
+        yield wb
+        wb.close()
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

@@ -1,0 +1,115 @@
+"""Shared fixtures: a real MFDS simulator on loopback, a temporary Settings, the real sample data.
+
+Everything here is real: the HTTP server is the project's simulator on 127.0.0.1, the warehouse
+is a DuckDB file in the test's tmp dir, and dlt's working dir lives in that tmp dir too.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+# Make the checkout importable however pytest is started (the project is not installed in CI).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pipelines.config import Settings, load_settings  # noqa: E402
+from pipelines.mfds.settings import RetryPolicy  # noqa: E402
+from pipelines.simulator.faults import Faults  # noqa: E402
+from pipelines.simulator.registry import SyntheticRegistry  # noqa: E402
+from pipelines.simulator.server import SimulatorServer, StaticSource  # noqa: E402
+
+# A distinctive fake key: if any byte of it shows up in a file or a log, a test says so.
+SERVICE_KEY = "SECRET-KEY-9f3b1c7e+Zq/Wx=="
+START_DATE = date(2026, 11, 29)
+REAL_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "mfds_real"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def real_data_dir() -> Path:
+    if not REAL_DATA_DIR.is_dir():
+        pytest.fail(f"the real MFDS samples must be beside the checkout, at {REAL_DATA_DIR}")
+    return REAL_DATA_DIR
+
+
+@pytest.fixture(scope="session")
+def real_sample(real_data_dir: Path) -> list[dict]:
+    """The 367 real records of the 2026-10-08 dump, exactly as the API sent them."""
+    return read_jsonl(real_data_dir / "sample_2026-10-08.jsonl")
+
+
+@functools.lru_cache(maxsize=8)
+def small_registry(size: int, start_date: date = START_DATE):
+    """A registry of `size` records for fast tests (1,200 records = 3 pages of 500).
+
+    Shared between tests (building one takes most of a second); the server only reads it.
+    """
+    return SyntheticRegistry(seed=20261129, size=size, start_date=start_date)
+
+
+@pytest.fixture
+def fast_policy() -> RetryPolicy:
+    """Real retry logic with delays small enough for tests."""
+    return RetryPolicy(
+        max_retries=3, base_delay_s=0.01, max_delay_s=0.05, retry_after_cap_s=1.0,
+        connect_timeout_s=1.0, read_timeout_s=2.0, max_list_attempts=3,
+    )
+
+
+@pytest.fixture
+def start_simulator() -> Iterator[Callable[..., SimulatorServer]]:
+    """Start a simulator (stopped after the test): `start_simulator(source=None, faults=None, size=1200)`."""
+    servers: list[SimulatorServer] = []
+
+    def start(source=None, *, faults: Faults | str | None = None, size: int = 1200,
+              service_key: str = SERVICE_KEY, day: date | int = 1) -> SimulatorServer:
+        server = SimulatorServer(
+            source if source is not None else small_registry(size),
+            service_key=service_key, day=day, faults=faults,
+        )
+        server.start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def simulator(start_simulator) -> SimulatorServer:
+    """A running simulator with 1,200 records (3 pages) and no faults."""
+    return start_simulator()
+
+
+@pytest.fixture
+def tmp_settings(tmp_path: Path) -> Settings:
+    """Settings whose warehouse, reports and state all live in the test's tmp dir."""
+    return load_settings({}).with_paths(
+        duckdb_path=tmp_path / "data" / "dmf.duckdb",
+        reports_dir=tmp_path / "reports",
+        state_dir=tmp_path / "state",
+    )
+
+
+@pytest.fixture
+def sim_settings(tmp_settings: Settings, simulator: SimulatorServer) -> Settings:
+    """`tmp_settings` pointed at the running `simulator`."""
+    return dataclasses.replace(tmp_settings, api_base_url=simulator.base_url)
+
+
+def pointed_at(settings: Settings, server: SimulatorServer) -> Settings:
+    return dataclasses.replace(settings, api_base_url=server.base_url)
+
+
+__all__ = ["SERVICE_KEY", "START_DATE", "StaticSource", "pointed_at", "read_jsonl", "small_registry"]

@@ -1,0 +1,1 @@
+"""The fake `agy` executable and the helpers the enrich tests share."""

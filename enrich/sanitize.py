@@ -69,7 +69,14 @@ def looks_like_injection(value: object) -> bool:
     return bool(_INJECTION.search(unicodedata.normalize("NFKC", str(value))))
 
 
-_FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+#: A cell whose text starts with one of these is read as a formula (or DDE) by spreadsheets.
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_formula_lead(text: str) -> str:
+    """A leading apostrophe makes Excel, LibreOffice and openpyxl keep the value as plain text."""
+    return "'" + text if text.startswith(FORMULA_LEAD) else text
+
 _LINK = re.compile(r"(?:[a-z][a-z0-9+.-]{1,15}://|www\.|mailto:|\\\\)\S*", re.IGNORECASE)
 _MARKUP = re.compile(r"<[^<>]{0,200}>")
 _MD_LINK = re.compile(r"\[([^\]]{0,200})\]\([^)]{0,500}\)")
@@ -96,6 +103,4 @@ def for_output(value: object, max_chars: int | None = None) -> str:
     text = re.sub(r"\n{3,}", "\n\n", text).strip()
     if max_chars is not None:
         text = clip(text, max_chars)
-    if text and text[0] in _FORMULA_LEAD:
-        text = "'" + text
-    return text
+    return escape_formula_lead(text)

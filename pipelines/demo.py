@@ -6,6 +6,7 @@ compared with the simulator's ground truth and where the data and reports are.
 """
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from datetime import date, timedelta
@@ -38,14 +39,7 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
 
     worst = 0
     with SimulatorServer(registry, service_key=DEFAULT_SERVICE_KEY, day=1) as simulator:
-        settings = Settings(
-            project_dir=settings.project_dir,
-            duckdb_path=settings.duckdb_path,
-            reports_dir=settings.reports_dir,
-            state_dir=settings.state_dir,
-            api_base_url=simulator.base_url,
-            agy_binary=settings.agy_binary,
-        )
+        settings = dataclasses.replace(settings, api_base_url=simulator.base_url)
         print(f"MFDS simulator on {simulator.base_url} (seed {seed}); {days} days from {first_day}")
         for offset in range(days):
             as_of = first_day + timedelta(days=offset)
@@ -56,6 +50,10 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
             print(f"{as_of}  day {offset + 1} done in {time.monotonic() - started:.1f} s (exit {outcome.exit_code})")
             worst = max(worst, outcome.exit_code)
 
+    from reports.weekly import render_weekly
+
+    monday_report = as_of + timedelta(days=1)  # the weekly report that covers the simulated days
+    print(f"{as_of}  weekly  {render_weekly(settings, monday_report)}")
     print()
     print("Events against the simulator's ground truth:")
     print(table(compare_days(settings.duckdb_path, registry, first_day, days)))

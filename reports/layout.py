@@ -21,40 +21,21 @@ import xlsxwriter
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from enrich.badges import badge_for  # the enrich package owns the wording
+from enrich.sanitize import escape_formula_lead
+
 # --- output quarantine ------------------------------------------------------------------------
-
-#: A cell whose text starts with one of these is read as a formula (or DDE) by spreadsheets.
-FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
-#: The visible guard put in front of such text: Excel, LibreOffice and openpyxl all keep it as
-#: plain text, and the reader sees that the value was neutralised (same guard as enrich.sanitize).
-QUARANTINE_GUARD = "'"
-
 
 def quarantine(value: object) -> str:
     """Make any value safe to show as text: registry fields are companies' free text and AI
     text is untrusted, so a formula-leading value gets a leading apostrophe. Idempotent."""
     if value is None:
         return ""
-    text = str(value)
-    if text.startswith(FORMULA_LEAD):
-        return QUARANTINE_GUARD + text
-    return text
+    return escape_formula_lead(str(value))
 
 
 # --- AI skip-reason badges --------------------------------------------------------------------
 
-#: Used only if enrich.badges is not importable (the enrich package owns the wording).
-_FALLBACK_BADGES: dict[str, str] = {
-    "diff_empty": "AI 요약: 변경 없음(호출 생략)",
-    "disabled": "AI 요약: 사용 안 함(설정)",
-    "binary_missing": "AI 요약: agy 미설치 — 복구 도우미를 실행하세요",
-    "auth": "AI 요약: agy 재로그인 필요",
-    "quota": "AI 요약: AI 쿼터 소진 — 내일 자동 재시도",
-    "token_cap": "AI 요약: 일일 토큰 상한 도달",
-    "timeout": "AI 요약: 시간 초과(10분)",
-    "schema_invalid": "AI 요약: 응답 형식 오류 — 원문은 로그에 보관",
-    "circuit_open": "AI 요약: 연속 실패로 일시 중지(24시간)",
-}
 NO_RUN_BADGE = "AI 요약: AI 실행 기록 없음 — 이 날짜에 enrich 단계가 돌지 않았습니다"
 NO_WEEKLY_RUN_BADGE = "AI 코멘터리: 이 주의 AI 코멘터리 없음(주간 AI는 기본적으로 꺼져 있음)"
 
@@ -63,13 +44,6 @@ def ai_badge(skip_reason: str | None, status: str | None) -> str:
     """The dashboard badge that says why there is no AI text (design §2.4); never blank."""
     if status is None and skip_reason is None:
         return NO_RUN_BADGE
-    try:
-        from enrich.badges import badge_for  # the enrich package owns the wording
-    except ImportError:  # pragma: no cover - only before enrich/ exists
-        def badge_for(reason: str | None) -> str:
-            if not reason:
-                return ""
-            return _FALLBACK_BADGES.get(reason, "AI 요약: 생성되지 않음(" + reason + ")")
     text = badge_for(skip_reason)
     if text:
         return text

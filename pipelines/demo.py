@@ -52,8 +52,9 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
 
     from reports.weekly import render_weekly
 
-    monday_report = as_of + timedelta(days=1)  # the weekly report that covers the simulated days
-    print(f"{as_of}  weekly  {render_weekly(settings, monday_report)}")
+    if not any((first_day + timedelta(days=n)).weekday() == 0 for n in range(days)):
+        monday = as_of + timedelta(days=7 - as_of.weekday())  # the next weekly report, early
+        print(f"{as_of}  weekly  {render_weekly(settings, monday)}")
     print()
     print("Events against the simulator's ground truth:")
     print(table(compare_days(settings.duckdb_path, registry, first_day, days)))

@@ -23,7 +23,7 @@ BADGE_TEXT: dict[str, str] = {
     "invalid_output": "AI 요약: agy 출력이 JSON 이 아님 — 원문은 로그에 보관",
     "agy_error": "AI 요약: agy 오류 — 원문은 로그에 보관",
     "parse_failed": "AI 요약: 응답에 헤드라인이 없어 폐기",
-    "load_rejected": "AI 요약: 무결성 게이트가 적재를 거부해 생략",
+    "load_rejected": "AI 요약: 오늘 적재가 거부되어 생략(발행된 이벤트 없음)",
     "no_load": "AI 요약: 이 날짜의 적재 기록 없음",
     "marts_missing": "AI 요약: 집계 테이블이 없음 — dmf build 를 먼저 실행하세요",
     "no_signals": "AI 해석: 발생한 이상 신호 없음(호출 생략)",

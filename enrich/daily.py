@@ -153,7 +153,7 @@ def _enrich_day(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome
                                    f"no load is recorded for {as_of.isoformat()}.")
     if str(facts.load.get("verdict")) != "accepted":
         return finish_without_call(settings, as_of, KIND, "load_rejected", cfg,
-                                   "the day's load was rejected by an integrity gate; nothing to brief.")
+                                   "the day's load was rejected (incomplete, failed or stopped by a gate); nothing to brief.")
     if not facts.events and not facts.fired:
         return finish_without_call(settings, as_of, KIND, "diff_empty", cfg,
                                    "no events and no fired signal today; agy not called.")

@@ -18,6 +18,13 @@ from pipelines.errors import DmfError
 log = logging.getLogger("dmf")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one line and exit 1: exit 2 means a rejected load to cron."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(1, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _as_of(value: str) -> date:
     try:
         return date.fromisoformat(value)
@@ -33,8 +40,8 @@ def _add_as_of(parser: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="dmf", description="Watch the MFDS Drug Master File registry.")
-    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    top = _Parser(prog="dmf", description="Watch the MFDS Drug Master File registry.")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     demo = commands.add_parser("demo", help="simulate several days end to end on a local MFDS simulator")
     demo.add_argument("--days", type=int, default=5, help="how many consecutive days (default 5)")
@@ -61,7 +68,7 @@ def parser() -> argparse.ArgumentParser:
     _add_as_of(explain)
 
     proposals = commands.add_parser("proposals", help="review AI proposals (never applied automatically)")
-    actions = proposals.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = proposals.add_subparsers(dest="action", required=True, metavar="ACTION", parser_class=_Parser)
     listing = actions.add_parser("list", help="list pending proposals")
     listing.add_argument("--all", action="store_true", help="also those already accepted or rejected")
     show = actions.add_parser("show", help="show one proposal")
@@ -73,7 +80,7 @@ def parser() -> argparse.ArgumentParser:
         decide.add_argument("--note", default="", help="why")
 
     sim = commands.add_parser("sim", help="the MFDS-compatible simulator")
-    sim_commands = sim.add_subparsers(dest="sim_command", required=True, metavar="ACTION")
+    sim_commands = sim.add_subparsers(dest="sim_command", required=True, metavar="ACTION", parser_class=_Parser)
     serve = sim_commands.add_parser("serve", help="serve the simulated API on loopback")
     serve.add_argument("--port", type=int, default=8089)
     serve.add_argument("--seed", type=int, default=20261129)

@@ -62,7 +62,9 @@ def parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="render the day's xlsx report from the warehouse")
     _add_as_of(report)
     report.add_argument("--weekly", action="store_true", help="render the weekly report ending on that date")
-    commands.add_parser("doctor", help="check the agy setup, permissions and workspace")
+    doctor = commands.add_parser("doctor", help="check the agy setup, permissions and workspace")
+    doctor.add_argument("--fix", action="store_true",
+                        help="create the batch workspace and merge the permission deny block into agy's settings")
 
     explain = commands.add_parser("explain-anomaly", help="ask agy again to explain a past day's signals")
     _add_as_of(explain)
@@ -122,6 +124,13 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.command == "doctor":
         from enrich.doctor import run_doctor
+        if args.fix:
+            from enrich.config import load_ai_config
+            from enrich.workspace import install_permission_block, prepare_workspace
+
+            workspace, problem = prepare_workspace(settings)
+            print(f"fix  workspace: {problem or workspace}")
+            print(f"fix  permissions: {install_permission_block(settings, load_ai_config(settings))[1]}")
         checks = run_doctor(settings)
         for check in checks:
             print(f"{'ok ' if check.ok else 'BAD'}  {check.name}: {check.message}")

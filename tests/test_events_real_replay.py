@@ -30,3 +30,15 @@ def test_real_tails_give_22_new_1_renumbered_and_no_withdrawal(real_data_dir, tm
     assert query(settings, "select is_baseline, verdict from marts.dmf_loads order by as_of_date") == [
         (True, "accepted"), (False, "accepted"),
     ]
+
+
+def test_every_real_registration_number_parses(real_data_dir, tmp_settings):
+    """The 367-record real sample: every number falls into a known generation."""
+    sample = read_jsonl(real_data_dir / "sample_2026-10-08.jsonl")
+    settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
+
+    run_days(settings, DaysSource({DAY_2: sample}), [(DAY_2, None)], SERVICE_KEY)
+
+    statuses = dict(query(settings, "select permit_parse_status, count(*) from staging.stg_mfds__items group by 1"))
+    assert statuses == {"five_part": 164, "four_part": 107, "su_nd": 76, "nd": 20}
+    assert query(settings, "select fired from marts.dmf_signals where signal_id = 'permit_parse_fail_surge'") == [(False,)]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from datetime import datetime, timezone
+
 import pytest
 from conftest import START_DATE
 
@@ -67,8 +69,11 @@ def test_redact_removes_the_key_in_any_form():
 
 
 def test_load_ids_sort_by_time_and_are_unique():
-    ids = {new_load_id() for _ in range(50)}
-    assert len(ids) == 50 and all(len(i) == 21 and i[8] == "T" for i in ids)
+    ids = {new_load_id() for _ in range(1000)}
+    assert len(ids) == 1000 and all(len(i) == 25 and i[8] == "T" for i in ids)
+    earlier = new_load_id(datetime(2026, 11, 29, 9, 30, tzinfo=timezone.utc))
+    later = new_load_id(datetime(2026, 11, 29, 9, 31, tzinfo=timezone.utc))
+    assert earlier < later
 
 
 def test_not_an_http_base_url_is_a_config_error(tmp_settings):

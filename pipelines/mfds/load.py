@@ -71,7 +71,7 @@ class LoadOutcome:
 def new_load_id(now: datetime | None = None) -> str:
     """Sortable and unique: UTC time of the start plus a short random suffix."""
     now = now or datetime.now(timezone.utc)
-    return f"{now.astimezone(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
+    return f"{now.astimezone(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
 
 
 def mfds_pipeline(settings: Settings) -> dlt.Pipeline:

@@ -21,6 +21,8 @@ from scenarios import DaysSource, query, run_days
 DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 10, 8), date(2026, 10, 9)
 DASHBOARD, NEW_SHEET = "요약", "신규"
 HEADER_ROW = 4  # event sheets: title, note, blank, header
+HOSTILE_MANUFACTURER = '=HYPERLINK("http://example.com","x")'
+HOSTILE_INGREDIENT = "@SUM(1+1)아세트아미노펜"
 
 
 def event_rows(sheet) -> list[dict]:
@@ -32,7 +34,13 @@ def event_rows(sheet) -> list[dict]:
 def real_days(real_data_dir) -> dict[date, list[dict]]:
     tail_a = [r for r in read_jsonl(real_data_dir / "tail_A_2026-09-23.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
     tail_b = [r for r in read_jsonl(real_data_dir / "tail_B_2026-10-08.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
-    day_3 = tail_b + [dict(tail_b[-1], DMF_PERMIT_NO="20261009-211-J-9999", DMF_PERMIT_DATE="2026-10-09")]
+    day_3 = tail_b + [
+        dict(tail_b[-1], DMF_PERMIT_NO="20261009-211-J-9999", DMF_PERMIT_DATE="2026-10-09"),
+        dict(tail_b[-1], DMF_PERMIT_NO="20261009-211-J-9998", DMF_PERMIT_DATE="2026-10-09",
+             MNFCTR_NAME=HOSTILE_MANUFACTURER),
+        dict(tail_b[-1], DMF_PERMIT_NO="20261009-211-J-9997", DMF_PERMIT_DATE="2026-10-09",
+             INGR_KOR_NAME=HOSTILE_INGREDIENT),
+    ]
     return {DAY_1: tail_a, DAY_2: tail_b, DAY_3: day_3}
 
 
@@ -134,4 +142,12 @@ def test_a_quota_error_opens_the_circuit_and_the_next_day_makes_no_call(real_dat
     assert len(fake_calls(log)) == 1
     runs = dict(query(settings, "select as_of_date, skip_reason from enrichment.enrichment_run where kind = 'daily'"))
     assert runs[DAY_2] == "quota" and runs[DAY_3] == "circuit_open"
-    assert BADGE_TEXT["circuit_open"] in dashboard_text(settings.reports_dir / "dmf_daily_20261009.xlsx")
+    report = settings.reports_dir / "dmf_daily_20261009.xlsx"
+    assert BADGE_TEXT["circuit_open"] in dashboard_text(report)
+
+    # companies' free text from the registry reaches the report as plain, guarded text
+    new_sheet = openpyxl.load_workbook(report)[NEW_SHEET]
+    cells = [cell for row in new_sheet.iter_rows(min_row=HEADER_ROW + 1) for cell in row if cell.value]
+    assert all(cell.data_type != "f" for cell in cells)
+    values = {cell.value for cell in cells}
+    assert "'" + HOSTILE_MANUFACTURER in values and "'" + HOSTILE_INGREDIENT in values

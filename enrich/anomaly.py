@@ -17,8 +17,7 @@ from enrich.parse import parse_anomaly
 from enrich.payload import build_daily_payload
 from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
-                           finish_without_call, missing_marts, new_run_id, open_warehouse,
-                           write_run)
+                           finish_without_call, new_run_id, read_marts, write_run)
 from pipelines.config import Settings
 
 KIND = "anomaly"
@@ -39,20 +38,16 @@ def explain_anomaly(settings: Settings, as_of: date) -> EnrichOutcome:
 
 
 def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
-    con, problem = open_warehouse(settings)
-    if con is None:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "marts_missing", detail=problem)
-    with con:
-        store.ensure_schema(con)
-        missing = missing_marts(con)
-        facts = None if missing else read_day(con, as_of)
-        history: list[dict[str, Any]] = [] if missing else store.rows(con, f"""
+    def read(con) -> tuple[Any, list[dict[str, Any]], Any]:
+        history = store.rows(con, f"""
             select {', '.join(HISTORY_COLUMNS)} from marts.dmf_daily_summary
             where as_of_date between ? and ? order by as_of_date""", [as_of - timedelta(days=13), as_of])
-        latest = store.latest_run(con, as_of, KIND)
-    if missing:
-        return finish_without_call(settings, as_of, KIND, "marts_missing", cfg,
-                                   "missing marts: " + ", ".join(missing) + "; run `dmf build` first.")
+        return read_day(con, as_of), history, store.latest_run(con, as_of, KIND)
+
+    found, stopped = read_marts(settings, as_of, KIND, cfg, read)
+    if stopped is not None:
+        return stopped
+    facts, history, latest = found
     if not cfg.enabled:
         return finish_without_call(settings, as_of, KIND, "disabled", cfg, "the AI layer is switched off.")
     if not facts.fired:

@@ -23,7 +23,7 @@ from enrich.parse import DailyAnswer, parse_daily
 from enrich.payload import DailyPayload, build_daily_payload, omitted_sentence
 from enrich.render import RenderedPrompt, json_block, load_schema, render, schema_text, SCHEMAS_DIR
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
-                           finish_without_call, missing_marts, new_run_id, open_warehouse,
+                           finish_without_call, new_run_id, open_warehouse, read_marts,
                            status_for, write_run)
 from pipelines.config import Settings
 
@@ -134,17 +134,9 @@ def _log_traceback(settings: Settings, as_of: date) -> None:
 
 
 def _enrich_day(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
-    con, problem = open_warehouse(settings)
-    if con is None:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "marts_missing", detail=problem)
-    with con:
-        store.ensure_schema(con)
-        missing = missing_marts(con)
-        facts = None if missing else read_day(con, as_of)
-    if missing:
-        return finish_without_call(settings, as_of, KIND, "marts_missing", cfg,
-                                   "missing marts: " + ", ".join("marts." + m for m in missing)
-                                   + "; run `dmf build` first.")
+    facts, stopped = read_marts(settings, as_of, KIND, cfg, lambda con: read_day(con, as_of))
+    if stopped is not None:
+        return stopped
     if not cfg.enabled:
         why = "DMF_AI_DISABLED is set." if cfg.disabled_by_env else "enabled = false in enrich/agy.toml."
         return finish_without_call(settings, as_of, KIND, "disabled", cfg, why)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from enrich.sanitize import clip, for_prompt
+from enrich.sanitize import for_prompt
 
 SEVERITY_ORDER = {"CRITICAL": 0, "HIGH": 1, "MEDIUM": 2, "INFO": 3, "COSMETIC": 4}
 EVENT_ORDER = {"WITHDRAWN": 0, "CHANGED": 1, "NEW": 2}

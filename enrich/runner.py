@@ -3,11 +3,11 @@ writing one run (its row, its items, its agy call rows) in one transaction."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
@@ -18,6 +18,8 @@ from enrich.client import AgyClient, CallResult
 from enrich.config import AiConfig
 from enrich.workspace import prepare_workspace
 from pipelines.config import Settings
+
+T = TypeVar("T")
 
 REQUIRED_MARTS = ("dmf_loads", "dmf_events", "dmf_event_field_changes", "dmf_signals",
                   "dmf_watchlist_unmatched", "dmf_daily_summary")
@@ -175,6 +177,24 @@ def same_as_latest(settings: Settings, as_of: date, kind: str, status: str,
             and latest["prompt_sha256"] == prompt_sha:
         return latest
     return None
+
+
+def read_marts(settings: Settings, as_of: date, kind: str, cfg: AiConfig,
+               read: Callable[[duckdb.DuckDBPyConnection], T]) -> tuple[T | None, EnrichOutcome | None]:
+    """Runs `read` on the warehouse, or returns the outcome that says why it cannot:
+    no warehouse file yet, or marts that `dmf build` has not created."""
+    con, problem = open_warehouse(settings)
+    if con is None:
+        return None, EnrichOutcome(None, as_of, kind, "FAILED", "marts_missing", detail=problem)
+    with con:
+        store.ensure_schema(con)
+        missing = missing_marts(con)
+        value = None if missing else read(con)
+    if missing:
+        return None, finish_without_call(settings, as_of, kind, "marts_missing", cfg,
+                                         "missing marts: " + ", ".join("marts." + m for m in missing)
+                                         + "; run `dmf build` first.")
+    return value, None
 
 
 def finish_without_call(settings: Settings, as_of: date, kind: str, reason: str,

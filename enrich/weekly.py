@@ -14,8 +14,7 @@ from enrich.config import AiConfig, load_ai_config
 from enrich.parse import parse_weekly
 from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
-                           finish_without_call, missing_marts, new_run_id, open_warehouse,
-                           write_run)
+                           finish_without_call, new_run_id, read_marts, write_run)
 from enrich.sanitize import for_prompt
 from pipelines.config import Settings
 
@@ -100,17 +99,11 @@ def enrich_week(settings: Settings, as_of: date) -> EnrichOutcome:
 
 def _enrich_week(settings: Settings, as_of: date, base: AiConfig) -> EnrichOutcome:
     cfg = base.for_purpose(base.weekly_model, base.weekly_effort)
-    con, problem = open_warehouse(settings)
-    if con is None:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "marts_missing", detail=problem)
-    with con:
-        store.ensure_schema(con)
-        missing = missing_marts(con)
-        payload = None if missing else weekly_payload(con, as_of)
-        latest = store.latest_run(con, as_of, KIND)
-    if missing:
-        return finish_without_call(settings, as_of, KIND, "marts_missing", cfg,
-                                   "missing marts: " + ", ".join(missing) + "; run `dmf build` first.")
+    found, stopped = read_marts(settings, as_of, KIND, cfg,
+                                lambda con: (weekly_payload(con, as_of), store.latest_run(con, as_of, KIND)))
+    if stopped is not None:
+        return stopped
+    payload, latest = found
     if not cfg.enabled or not cfg.weekly_enabled:
         why = "the AI layer is switched off." if not cfg.enabled else "weekly_enabled = false in enrich/agy.toml."
         return finish_without_call(settings, as_of, KIND, "disabled", cfg, why)

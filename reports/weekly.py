@@ -21,7 +21,6 @@ from reports.layout import (
     Col,
     Formats,
     ai_badge,
-    back_link,
     merged_text,
     plain_markdown,
     print_setup,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from enrich.extract import best_object, extract_and_validate, json_objects, strip_noise, validate
+from enrich.extract import best_object, extract_and_validate, json_objects, validate
 from enrich.parse import parse_anomaly, parse_daily, parse_drift, parse_weekly
 from enrich.render import load_schema
 

@@ -12,10 +12,20 @@ import sys
 import traceback
 from datetime import date
 
-from pipelines.config import Settings, load_settings, today_in_seoul
-from pipelines.errors import DmfError
+from pipelines.config import Settings, check_as_of, check_directory, check_paths, load_settings, today_in_seoul
+from pipelines.errors import ConfigError, DmfError
+from pipelines.storage import write_failure
 
 log = logging.getLogger("dmf")
+
+# Commands that write the warehouse (or read it while others may write): one at a time per
+# warehouse, through pipelines.lock. A new command opts in by adding its name here.
+LOCKED_COMMANDS = frozenset({"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load"})
+# Live loads: the API serves only today's list, so they cannot go back before the latest load.
+LIVE_LOAD_COMMANDS = frozenset({"run", "load"})
+# Commands that need no warehouse or report directory of their own.
+NO_WAREHOUSE_COMMANDS = frozenset({"sim", "doctor"})
+REPORT_COMMANDS = frozenset({"run", "report", "demo"})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -184,25 +194,111 @@ def _scrub(text: str) -> str:
     return text.replace(key, "***") if key else text
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def check_base_url(settings: Settings) -> None:
+    """Refuse a base URL the loader must not connect to, before anything connects."""
+    from pipelines.url_policy import base_url_problem
+
+    problem = base_url_problem(settings.api_base_url, settings.api_allowed_hosts)
+    if problem:
+        raise ConfigError(f"{problem}.")
+
+
+def check_not_before_latest_load(settings: Settings, as_of: date) -> None:
+    """A live load of a day before the warehouse's latest load would store today's list under
+    a past date; the latest day itself may be run again (it is then skipped)."""
+    if not settings.duckdb_path.is_file():
+        return
+    import duckdb
+
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        exists = con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = 'mfds_raw' and table_name = 'load_runs'"
+        ).fetchone()
+        if not exists or not exists[0]:
+            return
+        latest = con.execute("select max(as_of_date) from mfds_raw.load_runs").fetchone()
+    if latest and latest[0] is not None and as_of < latest[0]:
+        raise ConfigError(
+            f"--as-of {as_of.isoformat()} is before the latest load in the warehouse ({latest[0].isoformat()}); "
+            "the live API serves only today's list, so replaying the past is `dmf backfill`, not a live load."
+        )
+
+
+def _validate(args: argparse.Namespace, settings: Settings) -> None:
+    """Every input a command uses, refused in one line before anything connects or writes."""
+    if getattr(args, "as_of", None) is not None:
+        check_as_of(args.as_of)
+    if args.command in LIVE_LOAD_COMMANDS:
+        check_base_url(settings)
+
+
+def _lock_target(args: argparse.Namespace, settings: Settings) -> Settings:
+    if args.command == "demo":
+        from pipelines.demo import demo_settings
+        return demo_settings(settings)
+    return settings
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    as_of = getattr(args, "as_of", None)
+    return f"dmf {args.command}" + (f" --as-of {as_of.isoformat()}" if as_of else "")
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    _validate(args, settings)
+    if args.command not in LOCKED_COMMANDS:
+        return dispatch(args, settings)
+    from pipelines.lock import warehouse_lock
+
+    target = _lock_target(args, settings)
+    with warehouse_lock(target.duckdb_path, _command_line(args), settings.lock_wait_s):
+        if args.command in LIVE_LOAD_COMMANDS:
+            check_not_before_latest_load(settings, getattr(args, "as_of", None) or today_in_seoul())
+        return dispatch(args, settings)
+
+
+def _setup(args: argparse.Namespace) -> Settings:
+    """Settings read and their directories checked before logging can touch them."""
     settings = load_settings()
-    log_dir = settings.state_dir / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
+    check_paths(
+        settings,
+        warehouse=args.command not in NO_WAREHOUSE_COMMANDS,
+        reports=args.command in REPORT_COMMANDS,
+    )
+    check_directory("DMF_STATE_DIR (its logs directory)", settings.state_dir / "logs")
+    # A log line that cannot be written (disk full) must not print a traceback to stderr.
+    logging.raiseExceptions = False
     logging.basicConfig(
-        filename=log_dir / "dmf.log", level=logging.INFO,
+        filename=settings.state_dir / "logs" / "dmf.log", level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
+    return settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
-        return dispatch(args, settings)
+        settings = _setup(args)
     except DmfError as error:
         print(f"dmf: {_scrub(str(error))}", file=sys.stderr)
         return error.exit_code
+    log_dir = settings.state_dir / "logs"
+    try:
+        return _run(args, settings)
+    except DmfError as error:
+        disk = write_failure(error, settings)
+        print(f"dmf: {_scrub(disk or str(error))}", file=sys.stderr)
+        return 1 if disk else error.exit_code
     except KeyboardInterrupt:
         print("dmf: interrupted", file=sys.stderr)
         return 1
     except Exception as error:  # the user gets one line; the log keeps the traceback
         log.error(_scrub(traceback.format_exc()))
+        disk = write_failure(error, settings)
+        if disk:
+            print(f"dmf: {_scrub(disk)}", file=sys.stderr)
+            return 1
         print(
             f"dmf: unexpected {type(error).__name__}: {_scrub(str(error)).splitlines()[0] if str(error) else ''} "
             f"(details in {log_dir / 'dmf.log'})",

@@ -5,16 +5,23 @@ demo can point a whole run at a temporary warehouse without touching `os.environ
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from pipelines.errors import ConfigError
+
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 SEOUL = ZoneInfo("Asia/Seoul")
 DEFAULT_API_BASE_URL = "https://apis.data.go.kr/1471000/MdcDmfInfoService01"
+DEFAULT_LOCK_WAIT_S = 300.0
+# The registry has no DMF before the system began; an earlier date is a typo, not a replay.
+EARLIEST_AS_OF = date(2000, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -25,16 +32,13 @@ class Settings:
     state_dir: Path
     api_base_url: str
     agy_binary: str | None
+    # Hosts (names, addresses or CIDR ranges) on private networks the loader may use on purpose.
+    api_allowed_hosts: tuple[str, ...] = field(default=())
+    # How long a run waits for another one holding the warehouse before giving up.
+    lock_wait_s: float = DEFAULT_LOCK_WAIT_S
 
     def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> "Settings":
-        return Settings(
-            project_dir=self.project_dir,
-            duckdb_path=duckdb_path,
-            reports_dir=reports_dir,
-            state_dir=state_dir,
-            api_base_url=self.api_base_url,
-            agy_binary=self.agy_binary,
-        )
+        return dataclasses.replace(self, duckdb_path=duckdb_path, reports_dir=reports_dir, state_dir=state_dir)
 
 
 def _path(env: Mapping[str, str], name: str, default: str) -> Path:
@@ -53,7 +57,67 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         state_dir=_path(env, "DMF_STATE_DIR", "state"),
         api_base_url=(env.get("MFDS_API_BASE_URL") or DEFAULT_API_BASE_URL).rstrip("/"),
         agy_binary=env.get("DMF_AGY_BINARY") or None,
+        api_allowed_hosts=tuple(
+            host.strip().lower() for host in env.get("MFDS_API_ALLOWED_HOSTS", "").split(",") if host.strip()
+        ),
+        lock_wait_s=_seconds(env, "DMF_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S),
     )
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise ConfigError(f"{name} must be a number of seconds (0 or more), not {raw!r}.")
+    return value
+
+
+def check_as_of(as_of: date) -> None:
+    """A logical date outside 2000-01-01..today (Seoul) is a typo: refused before anything runs."""
+    today = today_in_seoul()
+    if as_of < EARLIEST_AS_OF:
+        raise ConfigError(f"--as-of {as_of.isoformat()} is before {EARLIEST_AS_OF.isoformat()}; "
+                          "the MFDS DMF list has no data that old (use YYYY-MM-DD).")
+    if as_of > today:
+        raise ConfigError(f"--as-of {as_of.isoformat()} is after today in Seoul ({today.isoformat()}); "
+                          "a load can only be of today or a past day.")
+
+
+def check_directory(name: str, path: Path) -> None:
+    """The directory `path` (setting `name`) exists or can be created, and a file can be written
+    in it; otherwise one sentence naming the setting and the path. Tried for real (not
+    os.access), so read-only mounts and root's bypassed permissions are judged correctly."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{name} points at {path}, which is a file, not a directory; "
+                          "point it at a directory (or move the file away).")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"{name}: the directory {path} cannot be created ({error.strerror or error}); "
+                          "create it or point the setting elsewhere.") from None
+    try:
+        with tempfile.TemporaryFile(dir=path, prefix=".dmf-write-check-"):
+            pass
+    except OSError as error:
+        raise ConfigError(f"{name}: the directory {path} is not writable ({error.strerror or error}); "
+                          "fix its permissions or point the setting elsewhere.") from None
+
+
+def check_paths(settings: Settings, *, warehouse: bool = True, reports: bool = True) -> None:
+    """Every directory a command writes to, checked before it starts (state first: logs go there)."""
+    check_directory("DMF_STATE_DIR", settings.state_dir)
+    if warehouse:
+        if settings.duckdb_path.is_dir():
+            raise ConfigError(f"DMF_DUCKDB_PATH points at {settings.duckdb_path}, which is a directory; "
+                              "point it at a DuckDB file (e.g. data/dmf.duckdb).")
+        check_directory("DMF_DUCKDB_PATH (its directory)", settings.duckdb_path.parent)
+    if reports:
+        check_directory("DMF_REPORTS_DIR", settings.reports_dir)
 
 
 def today_in_seoul() -> date:

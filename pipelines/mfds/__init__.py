@@ -110,6 +110,7 @@ def mfds_source(
     mfds_api_base_url: str = DEFAULT_API_BASE_URL,
     retry_policy: RetryPolicy | None = None,
     on_result: Callable[[FetchResult], None] | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> Sequence[DltResource]:
     """The MFDS DMF list for the logical date `as_of`, as load `load_id`.
 
@@ -117,7 +118,7 @@ def mfds_source(
     report the verdict without reading the warehouse back.
     """
     fetch = _FetchOnce(
-        lambda: fetch_registry(mfds_api_base_url, mfds_service_key, retry_policy),
+        lambda: fetch_registry(mfds_api_base_url, mfds_service_key, retry_policy, allowed_hosts),
         on_result,
     )
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, unquote
 
 import httpx
 
@@ -37,6 +37,7 @@ from pipelines.mfds.settings import (
     SOURCE_FIELDS,
     RetryPolicy,
 )
+from pipelines.url_policy import base_url_problem, display_url
 
 log = logging.getLogger(__name__)
 
@@ -395,10 +396,22 @@ def distinct_rows(received: Iterable[tuple[int, int, dict[str, Any]]]) -> list[d
     return list(rows.values())
 
 
-def fetch_registry(base_url: str, service_key: str, policy: RetryPolicy | None = None) -> FetchResult:
-    """Fetch the whole list and judge it; API and data problems come back as the status."""
+def fetch_registry(
+    base_url: str, service_key: str, policy: RetryPolicy | None = None, allowed_hosts: Iterable[str] = (),
+) -> FetchResult:
+    """Fetch the whole list and judge it; API and data problems come back as the status.
+
+    The URL is judged again here, whoever called: a URL the policy refuses is never connected to.
+    """
     policy = policy or RetryPolicy()
     started = datetime.now(timezone.utc)
+    problem = base_url_problem(base_url, allowed_hosts)
+    if problem is not None:
+        return FetchResult(
+            status="failed", reason=problem, total_count=None, fetched_count=0, rows=[], pages=0,
+            requests=0, retries=0, attempts=0, result_codes="", source_url=_operation_url(base_url),
+            started_at=started, finished_at=datetime.now(timezone.utc),
+        )
     try:
         return _fetch_registry(base_url, service_key, policy, started)
     except Exception as exc:  # a bug must still leave a recorded (failed) load, and no key in text
@@ -414,20 +427,13 @@ def fetch_registry(base_url: str, service_key: str, policy: RetryPolicy | None =
 
 def _operation_url(base_url: str) -> str:
     """The operation URL without any query string (safe to store and show)."""
-    try:
-        base = urlsplit(base_url)
-    except ValueError:
-        return base_url.split("?", 1)[0].split("#", 1)[0].rstrip("/") + OPERATION_PATH
-    return urlunsplit((base.scheme, base.netloc, base.path.rstrip("/") + OPERATION_PATH, "", ""))
+    return display_url(base_url).rstrip("/") + OPERATION_PATH
 
 
-def is_usable_base_url(base_url: str) -> bool:
-    """An http(s) URL with a host: anything else is a configuration mistake, not an API failure."""
-    try:
-        parts = urlsplit(base_url)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
+def is_usable_base_url(base_url: str, allowed_hosts: Iterable[str] = ()) -> bool:
+    """A URL the loader may connect to (pipelines.url_policy decides: https, or http on
+    loopback; never link-local, metadata or unnamed private hosts; no credentials)."""
+    return base_url_problem(base_url, allowed_hosts) is None
 
 
 def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, started: datetime) -> FetchResult:

@@ -19,7 +19,9 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 from pipelines.config import Settings
 from pipelines.errors import ConfigError, DmfError
 from pipelines.mfds import empty_items_table, mfds_source
-from pipelines.mfds.helpers import FetchResult, is_usable_base_url, redact
+from pipelines.mfds.helpers import FetchResult, redact
+from pipelines.storage import write_failure
+from pipelines.url_policy import base_url_problem
 from pipelines.mfds.settings import DATASET_NAME, ITEMS_TABLE, PIPELINE_NAME, RUNS_TABLE, RetryPolicy
 
 log = logging.getLogger(__name__)
@@ -116,12 +118,74 @@ def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:
         ).fetchone()
 
 
+def _loaded_run(settings: Settings, package_id: str) -> str:
+    """Which of our loads a dlt package held, for the log line (dlt's id means nothing to a user)."""
+    try:
+        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+            row = con.execute(
+                f"select load_id, as_of_date, fetch_status from {DATASET_NAME}.{RUNS_TABLE} where _dlt_load_id = ?",
+                [package_id],
+            ).fetchone()
+    except duckdb.Error:
+        row = None
+    return f"load {row[0]} of {row[1]} ({row[2]})" if row else "a load without its load_runs row"
+
+
+def recover_pending(settings: Settings, pipeline: dlt.Pipeline) -> list[str]:
+    """Finish what a killed run left in dlt's working dir, deliberately, before a new extract.
+
+    dlt would otherwise load the pending package *instead of* the new data. A normalized
+    package may already be partly in DuckDB (dlt loads job by job), so it is completed: the
+    raw tables then hold that load whole, with its load_runs row. A package that was only
+    extracted never reached DuckDB and is discarded; the caller extracts afresh. One log line
+    per package says which, with its ids. Returns those lines (for tests and the caller).
+    """
+    lines: list[str] = []
+    normalized = list(pipeline.list_normalized_load_packages())
+    if normalized:
+        pipeline.load()
+        for package_id in normalized:
+            lines.append(
+                f"dlt package {package_id} left by an interrupted run was normalized (possibly partly "
+                f"loaded), so it was completed: {_loaded_run(settings, package_id)} is now whole in "
+                f"{DATASET_NAME}"
+            )
+    extracted = list(pipeline.list_extracted_load_packages())
+    if extracted:
+        pipeline.abort_packages()
+        for package_id in extracted:
+            lines.append(
+                f"dlt package {package_id} left by an interrupted run was only extracted (nothing of it "
+                "reached DuckDB), so it was discarded; the list is fetched afresh"
+            )
+    for line in lines:
+        log.warning("%s", line)
+    return lines
+
+
 def _ensure_items_table(settings: Settings, pipeline: dlt.Pipeline) -> None:
     """A load without items must still leave `dmf_items` with every column (dbt reads it)."""
     with duckdb.connect(str(settings.duckdb_path)) as con:
         if _table_exists(con, DATASET_NAME, ITEMS_TABLE):
             return
     pipeline.run(empty_items_table(), schema=pipeline.default_schema, loader_file_format="insert_values")
+
+
+def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, service_key: str | None) -> DmfError:
+    """A dlt step that could not write: disk full becomes the what-to-free line, else one sentence.
+
+    The original exception stays chained (for the log), never in the message: it may hold paths
+    with the key of a URL; the message is redacted.
+    """
+    detail = redact(str(exc.exception) if exc.exception else str(exc), service_key)
+    disk = write_failure(exc, settings)
+    if disk is not None:
+        return DmfError(redact(disk, service_key))
+    return DmfError(
+        f"The MFDS load for {as_of} could not be written to {settings.duckdb_path} "
+        f"({detail.splitlines()[0][:200] if detail else 'unknown error'}); "
+        "check that no other program holds the file and try again."
+    )
 
 
 def load_day(
@@ -137,6 +201,11 @@ def load_day(
     Raises `ConfigError` when no service key is configured, and `DmfError` only when the load
     cannot be written to DuckDB at all.
     """
+    pipeline = mfds_pipeline(settings)
+    try:
+        recover_pending(settings, pipeline)
+    except PipelineStepFailed as exc:
+        raise _write_error(settings, as_of, exc, service_key) from exc
     if not force:
         existing = existing_complete_load(settings, as_of)
         if existing is not None:
@@ -148,11 +217,9 @@ def load_day(
                 duplicate_count=duplicates, requests=0, retries=0, duration_s=0.0,
             )
 
-    if not is_usable_base_url(settings.api_base_url):
-        raise ConfigError(
-            f"MFDS_API_BASE_URL is not an http(s) URL ({settings.api_base_url.split('?')[0]!r}); "
-            "set it to https://apis.data.go.kr/1471000/MdcDmfInfoService01 or the simulator's URL."
-        )
+    problem = base_url_problem(settings.api_base_url, settings.api_allowed_hosts)
+    if problem is not None:  # the CLI refused it already; checked again for every other caller
+        raise ConfigError(f"{problem}.")
     if service_key is not None and not service_key.strip():
         raise ConfigError(MISSING_KEY)
     key_args = {} if service_key is None else {"mfds_service_key": service_key}  # decoded once, in helpers
@@ -161,12 +228,12 @@ def load_day(
     try:
         source = mfds_source(
             as_of=as_of, load_id=load_id, mfds_api_base_url=settings.api_base_url,
-            retry_policy=retry_policy, on_result=results.append, **key_args,
+            retry_policy=retry_policy, on_result=results.append,
+            allowed_hosts=settings.api_allowed_hosts, **key_args,
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it
         raise ConfigError(MISSING_KEY) from None
 
-    pipeline = mfds_pipeline(settings)
     try:
         # jsonl: DuckDB bulk-reads it against the declared columns, ~5x faster and ~3x leaner
         # than dlt's default INSERT statements for this destination; values arrive unchanged
@@ -175,14 +242,9 @@ def load_day(
         if not results or not results[0].rows:
             _ensure_items_table(settings, pipeline)
     except PipelineStepFailed as exc:
-        detail = redact(str(exc.exception) if exc.exception else str(exc), service_key)
-        raise DmfError(
-            f"The MFDS load for {as_of} could not be written to {settings.duckdb_path} "
-            f"({detail.splitlines()[0][:200] if detail else 'unknown error'}); "
-            "check that no other program holds the file and try again."
-        ) from None
-    if not results:  # cannot happen: both resources fetch before they yield
-        raise DmfError(f"The MFDS load for {as_of} produced no fetch result; this is a bug, please report it.")
+        raise _write_error(settings, as_of, exc, service_key) from exc
+    if not results:  # recover_pending leaves nothing pending, so dlt extracted our source
+        raise DmfError(f"The MFDS load for {as_of} fetched nothing (dlt did not extract the source); run it again.")
     result = results[0]
     outcome = LoadOutcome(
         load_id=load_id,

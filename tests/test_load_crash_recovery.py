@@ -1,0 +1,123 @@
+"""`kill -9` between dlt's steps: the next load finishes or discards the package on purpose.
+
+A child process runs the real pipeline's extract (and normalize) against the simulator and
+then kills itself with SIGKILL, exactly where a crash would leave dlt's working dir. The next
+normal run used to load that pending package instead of extracting, and then said
+"produced no fetch result; this is a bug".
+"""
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SERVICE_KEY, START_DATE, pointed_at
+
+from pipelines.mfds.load import load_day, mfds_pipeline
+from pipelines.run import run_day
+from scenarios import query
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import os, signal, sys
+from datetime import date
+sys.path.insert(0, {project!r})
+from pipelines.config import load_settings
+from pipelines.mfds import mfds_source
+from pipelines.mfds.load import mfds_pipeline, new_load_id
+settings = load_settings()
+pipeline = mfds_pipeline(settings)
+source = mfds_source(as_of=date.fromisoformat({as_of!r}), load_id=new_load_id(),
+                     mfds_api_base_url=settings.api_base_url, mfds_service_key={key!r})
+pipeline.extract(source, loader_file_format="jsonl")
+if {stage!r} == "normalize":
+    pipeline.normalize()
+print("killing myself", flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _crash_after(stage: str, settings, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
+    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
+               DMF_REPORTS_DIR=str(settings.reports_dir), MFDS_API_BASE_URL=settings.api_base_url,
+               HOME=str(tmp_path / "home"))
+    code = CHILD.format(project=str(PROJECT), as_of=START_DATE.isoformat(), key=SERVICE_KEY, stage=stage)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == -9, done.stderr  # really killed by SIGKILL, after the step
+    assert "killing myself" in done.stdout
+
+
+def _pending(settings) -> tuple[list[str], list[str]]:
+    pipeline = mfds_pipeline(settings)
+    return list(pipeline.list_extracted_load_packages()), list(pipeline.list_normalized_load_packages())
+
+
+def _recovery_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "left by an interrupted run" in r.getMessage()]
+
+
+def test_a_kill_after_extract_discards_the_package_and_extracts_afresh(
+    tmp_settings, start_simulator, fast_policy, caplog, tmp_path
+):
+    caplog.set_level(logging.INFO)
+    settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
+    _crash_after("extract", settings, tmp_path)
+    extracted, normalized = _pending(settings)
+    assert len(extracted) == 1 and normalized == []
+
+    outcome = load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
+
+    lines = _recovery_lines(caplog)
+    assert len(lines) == 1 and "only extracted" in lines[0] and "discarded" in lines[0] and extracted[0] in lines[0]
+    assert outcome.fetch_status == "complete" and outcome.requests >= 3  # a fresh fetch from the API
+    assert query(settings, "select load_id, distinct_count from mfds_raw.load_runs") == [(outcome.load_id, 1200)]
+    assert query(settings, "select load_id, count(*) from mfds_raw.dmf_items group by all") == [(outcome.load_id, 1200)]
+    assert _pending(settings) == ([], [])
+
+
+def test_a_kill_after_normalize_completes_the_package_once_and_the_day_is_published(
+    tmp_settings, start_simulator, caplog, tmp_path
+):
+    caplog.set_level(logging.INFO)
+    settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
+    _crash_after("normalize", settings, tmp_path)
+    extracted, normalized = _pending(settings)
+    assert extracted == [] and len(normalized) == 1
+    assert not settings.duckdb_path.exists() or query(
+        settings, "select count(*) from information_schema.tables where table_name = 'load_runs'") == [(0,)]
+
+    outcome = run_day(settings, START_DATE, service_key=SERVICE_KEY, echo=lambda line: None)
+
+    lines = _recovery_lines(caplog)
+    assert len(lines) == 1 and "normalized" in lines[0] and "completed" in lines[0] and normalized[0] in lines[0]
+    (load_id,) = query(settings, "select load_id from mfds_raw.load_runs")[0]
+    assert f"load {load_id} of {START_DATE} (complete)" in lines[0]
+    assert query(settings, "select load_id, count(*), count(distinct item_position) from mfds_raw.dmf_items "
+                           "group by all") == [(load_id, 1200, 1200)]
+    assert outcome.exit_code == 0 and outcome.verdict == "accepted"
+    assert _pending(settings) == ([], [])
+    again = load_day(settings, START_DATE, service_key=SERVICE_KEY)
+    assert again.fetch_status == "skipped" and _recovery_lines(caplog) == lines
+
+
+@pytest.mark.parametrize("stage", ["extract", "normalize"])
+def test_the_command_line_after_a_kill_prints_no_bug_message(stage, tmp_settings, start_simulator, tmp_path):
+    settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
+    _crash_after(stage, settings, tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
+    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
+               DMF_REPORTS_DIR=str(settings.reports_dir), MFDS_API_BASE_URL=settings.api_base_url,
+               MFDS_SERVICE_KEY=SERVICE_KEY, HOME=str(tmp_path / "home"))
+    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "load", "--as-of", START_DATE.isoformat()],
+                          cwd=PROJECT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "bug" not in done.stdout + done.stderr and done.stderr == ""
+    log_text = (settings.state_dir / "logs" / "dmf.log").read_text(encoding="utf-8")
+    assert log_text.count("left by an interrupted run") == 1
+    assert query(settings, "select count(*) from mfds_raw.load_runs") == [(1,)]
+    assert query(settings, "select count(*) from mfds_raw.dmf_items") == [(1200,)]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from pipelines.config import Settings
 from pipelines.errors import DmfError
+from pipelines.storage import is_write_failure_text, write_failure_message
 
 GATE_TEST = "assert_no_integrity_gate_fired"
 
@@ -57,6 +58,9 @@ def invoke_dbt(settings: Settings, command: str, *extra: str) -> subprocess.Comp
 
 def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildOutcome:
     results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
+    output = process.stdout + process.stderr
+    if process.returncode != 0 and is_write_failure_text(output):
+        raise DmfError(write_failure_message(settings, text=output))
     if not results_path.exists():
         last = (process.stdout + process.stderr).strip().splitlines()[-1:] or ["no output"]
         raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")

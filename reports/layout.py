@@ -7,6 +7,7 @@ date stays a real number or date that RA staff can sort and filter.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -317,7 +318,11 @@ def workbook(path: Path, as_of: date, title: str) -> Iterator[Workbook]:
     touches another day's file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    wb = xlsxwriter.Workbook(str(tmp), {
+    # Built in memory, then written by us: XlsxWriter's own file handles, left open when a
+    # write fails (disk full), would print a traceback when collected at exit.
+    buffer = io.BytesIO()
+    wb = xlsxwriter.Workbook(buffer, {
+        "in_memory": True,
         "strings_to_formulas": False,
         "strings_to_urls": False,
         "strings_to_numbers": False,
@@ -333,6 +338,10 @@ def workbook(path: Path, as_of: date, title: str) -> Iterator[Workbook]:
     try:
         yield wb
         wb.close()
+        with tmp.open("wb") as handle:
+            handle.write(buffer.getbuffer())
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
     finally:
         if tmp.exists():

@@ -33,6 +33,7 @@ from reports.layout import (
     workbook,
     write_sheet_title,
     write_table,
+    write_truncation_note,
     write_value,
 )
 
@@ -129,6 +130,7 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
     _signals_sheet(sheets[SIGNALS], f, data)
     _operations_sheet(sheets[OPERATIONS], f, data)
     _proposals_sheet(sheets[PROPOSALS], f, data)
+    write_truncation_note(sheets[OPERATIONS], f)
     sheets[DASHBOARD].activate()
 
 
@@ -175,7 +177,7 @@ def _with_labels(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _event_sheet(ws: Worksheet, f: Formats, title: str, rows: list[dict], data: dict) -> None:
     top = write_sheet_title(ws, f, title, _status_note(data))
     back_link(ws, f, 3, DASHBOARD)
-    write_table(ws, f, top, EVENT_COLS, _with_labels(rows))
+    write_table(ws, f, top, EVENT_COLS, _with_labels(rows), source="marts.dmf_events")
 
 
 CHANGED_COLS = [
@@ -199,7 +201,7 @@ def _changed_sheet(ws: Worksheet, f: Formats, rows: list[dict], data: dict) -> N
         ws, f, "등록 변경 (CHANGED) — 변경된 항목마다 한 행",
         _status_note(data) or "같은 등록의 여러 항목이 바뀌면 항목 수만큼 행이 있습니다.")
     back_link(ws, f, 3, DASHBOARD)
-    write_table(ws, f, top, CHANGED_COLS, _with_labels(rows))
+    write_table(ws, f, top, CHANGED_COLS, _with_labels(rows), source="marts.dmf_event_field_changes")
 
 
 WATCH_COLS = [
@@ -224,7 +226,7 @@ UNMATCHED_COLS = [
 def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     top = write_sheet_title(ws, f, "관심목록 해당 이벤트", _status_note(data))
     back_link(ws, f, 3, DASHBOARD)
-    r = write_table(ws, f, top, WATCH_COLS, _with_labels(data["watch"]))
+    r = write_table(ws, f, top, WATCH_COLS, _with_labels(data["watch"]), source="marts.dmf_events")
     r += 2
     ws.write_string(r, 0, "오늘 데이터에서 찾지 못한 관심 항목", f.section)
     unmatched = []

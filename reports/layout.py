@@ -11,7 +11,9 @@ import io
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
@@ -33,6 +35,50 @@ def quarantine(value: object) -> str:
     if value is None:
         return ""
     return escape_formula_lead(str(value))
+
+
+# --- Excel's cell limit ------------------------------------------------------------------------
+
+EXCEL_CELL_MAX = 32_767  # characters (UTF-16 code units) a cell holds; XlsxWriter cuts silently
+# Cells cut in the workbook being written, by warehouse column; set by `workbook()`.
+_TRUNCATED: ContextVar[Counter[str] | None] = ContextVar("truncated_cells", default=None)
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def fit_cell(text: str, source: str | None = None) -> str:
+    """The one place that decides what a too-long value looks like in a cell: cut visibly,
+    with its full length and where the whole value is, never silently (the warehouse keeps it
+    whole). Counted for the operations sheet of the workbook being written."""
+    if _utf16_len(text) <= EXCEL_CELL_MAX:
+        return text
+    where = f"warehouse의 {source}" if source else "warehouse에 그대로 있음"
+    marker = f" … (전체 {len(text):,}자, 원문은 {where})"
+    room = EXCEL_CELL_MAX - _utf16_len(marker)
+    head = text[:room]
+    while _utf16_len(head) > room:  # characters outside the BMP take two units
+        head = head[:-1]
+    counter = _TRUNCATED.get()
+    if counter is not None:
+        counter[source or "?"] += 1
+    return head + marker
+
+
+def truncated_cells() -> int:
+    """How many cells of the workbook being written were cut so far."""
+    counter = _TRUNCATED.get()
+    return sum(counter.values()) if counter else 0
+
+
+def write_truncation_note(ws: Worksheet, f: "Formats", row: int = 2) -> None:
+    """'잘린 셀 N' on the operations sheet; written after every other sheet so N is final."""
+    n = truncated_cells()
+    text = f"잘린 셀 {n:,}"
+    if n:
+        text += f" — 엑셀 셀 한도({EXCEL_CELL_MAX:,}자)를 넘는 값은 끝에 표시를 달아 잘랐습니다. 원문은 warehouse에 그대로 있습니다."
+    ws.write_string(row, 0, text, f.warn if n else f.note)
 
 
 # --- AI skip-reason badges --------------------------------------------------------------------
@@ -210,7 +256,7 @@ def _as_datetime(value: date | datetime) -> datetime:
 
 
 def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: Formats,
-                cell_format=None) -> None:
+                cell_format=None, source: str | None = None) -> None:
     """Write one cell with the call its kind demands; text always via write_string."""
     if kind in ("date", "datetime"):
         fmt = cell_format or (f.date if kind == "date" else f.datetime)
@@ -219,7 +265,7 @@ def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: For
         elif value is None:
             ws.write_blank(row, col, None, fmt)
         else:  # an unparsed date from the source stays visible as text
-            ws.write_string(row, col, quarantine(value), f.text)
+            ws.write_string(row, col, fit_cell(quarantine(value), source), f.text)
         return
     if kind in ("int", "float", "float2", "signed", "percent"):
         fmt = cell_format or getattr(f, kind)
@@ -241,13 +287,14 @@ def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: For
     if value is None or value == "":
         ws.write_blank(row, col, None, fmt)
     else:
-        ws.write_string(row, col, quarantine(value), fmt)
+        ws.write_string(row, col, fit_cell(quarantine(value), source), fmt)
 
 
 def write_table(ws: Worksheet, f: Formats, top: int, cols: Sequence[Col],
                 rows: Iterable[Mapping[str, Any]], *, main: bool = True,
-                empty_text: str = "해당 없음") -> int:
+                empty_text: str = "해당 없음", source: str | None = None) -> int:
     """A header row and one row per record; `main` tables get frozen headers and an autofilter.
+    `source` is the warehouse table the rows come from, named in the marker of a cut cell.
     Returns the next free row."""
     for c, col in enumerate(cols):
         ws.write_string(top, c, col.header, f.header)
@@ -256,7 +303,8 @@ def write_table(ws: Worksheet, f: Formats, top: int, cols: Sequence[Col],
     r = top + 1
     for record in rows:
         for c, col in enumerate(cols):
-            write_value(ws, r, c, record.get(col.key), col.kind, f)
+            write_value(ws, r, c, record.get(col.key), col.kind, f,
+                        source=f"{source}.{col.key}" if source else None)
         r += 1
     if main:
         ws.freeze_panes(top + 1, 0)
@@ -305,7 +353,7 @@ def merged_text(ws: Worksheet, first_row: int, first_col: int, last_row: int, la
     ws.merge_range(first_row, first_col, last_row, last_col, "", fmt)
     value = quarantine(text)
     if value:
-        ws.write_string(first_row, first_col, value, fmt)
+        ws.write_string(first_row, first_col, fit_cell(value), fmt)
 
 
 # --- workbook lifecycle -----------------------------------------------------------------------
@@ -335,6 +383,7 @@ def workbook(path: Path, as_of: date, title: str) -> Iterator[Workbook]:
         "comments": "DMF Watch 가 데이터 웨어하우스의 SQL 결과만으로 생성한 파일입니다.",
         "created": _as_datetime(as_of),
     })
+    token = _TRUNCATED.set(Counter())
     try:
         yield wb
         wb.close()
@@ -344,5 +393,6 @@ def workbook(path: Path, as_of: date, title: str) -> Iterator[Workbook]:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     finally:
+        _TRUNCATED.reset(token)
         if tmp.exists():
             tmp.unlink()

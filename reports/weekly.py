@@ -27,6 +27,7 @@ from reports.layout import (
     workbook,
     write_sheet_title,
     write_table,
+    write_truncation_note,
     write_value,
 )
 
@@ -136,6 +137,7 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
             note="제조소 수는 현재 등록 현황(마지막 반영 적재) 기준입니다.")
     write_operations(sheets[OPERATIONS], f, "운영 — 이번 주 적재와 AI 사용량", data["loads"],
                      data["ai_calls"], data["ai_totals"], data["tables"].agy_calls)
+    write_truncation_note(sheets[OPERATIONS], f)
     sheets[DASHBOARD].activate()
 
 

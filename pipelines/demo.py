@@ -12,6 +12,7 @@ import time
 from datetime import date, timedelta
 
 from pipelines.config import Settings, today_in_seoul
+from pipelines.lock import lock_path
 from pipelines.run import run_day
 from pipelines.simulator.registry import SyntheticRegistry
 from pipelines.simulator.server import DEFAULT_SERVICE_KEY, SimulatorServer
@@ -30,10 +31,27 @@ def demo_settings(settings: Settings) -> Settings:
     )
 
 
+def _clear(settings: Settings) -> None:
+    """A fresh demo warehouse, reports and state; the warehouse's lock file stays (the running
+    demo holds it: deleting it would let a second demo lock a new file and run alongside)."""
+    keep = lock_path(settings.duckdb_path)
+    warehouse_dir = settings.duckdb_path.parent
+    for path in (settings.reports_dir, settings.state_dir):
+        if path != warehouse_dir:
+            shutil.rmtree(path, ignore_errors=True)
+    if warehouse_dir.is_dir():
+        for entry in warehouse_dir.iterdir():
+            if entry == keep:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+
+
 def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, seed: int = 20261129) -> int:
     settings = demo_settings(settings)
-    for path in (settings.duckdb_path.parent, settings.reports_dir, settings.state_dir):
-        shutil.rmtree(path, ignore_errors=True)
+    _clear(settings)
     first_day = start or today_in_seoul() - timedelta(days=days - 1)
     registry = SyntheticRegistry(seed=seed, start_date=first_day)
 

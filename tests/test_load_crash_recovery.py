@@ -34,8 +34,22 @@ pipeline = mfds_pipeline(settings)
 source = mfds_source(as_of=date.fromisoformat({as_of!r}), load_id=new_load_id(),
                      mfds_api_base_url=settings.api_base_url, mfds_service_key={key!r})
 pipeline.extract(source, loader_file_format="jsonl")
-if {stage!r} == "normalize":
+if {stage!r} in ("normalize", "load_items"):
     pipeline.normalize()
+if {stage!r} == "load_items":
+    # Die right after DuckDB committed the first data job (items or load_runs), before the
+    # other: a partly loaded package, as a kill during dlt's load step leaves it.
+    from dlt.destinations.impl.duckdb.duck import DuckDbCopyJob
+    run_job = DuckDbCopyJob.run
+
+    def run_then_die(self):
+        run_job(self)  # DuckDB has committed this job's rows
+        if self._file_name.startswith(("load_runs.", "dmf_items.")):  # the first of the two
+            print("killing myself", flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    DuckDbCopyJob.run = run_then_die
+    pipeline.load()
 print("killing myself", flush=True)
 os.kill(os.getpid(), signal.SIGKILL)
 """
@@ -45,7 +59,7 @@ def _crash_after(stage: str, settings, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
     env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
                DMF_REPORTS_DIR=str(settings.reports_dir), MFDS_API_BASE_URL=settings.api_base_url,
-               HOME=str(tmp_path / "home"))
+               HOME=str(tmp_path / "home"), LOAD__WORKERS="1")  # one job at a time: a kill between jobs
     code = CHILD.format(project=str(PROJECT), as_of=START_DATE.isoformat(), key=SERVICE_KEY, stage=stage)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == -9, done.stderr  # really killed by SIGKILL, after the step
@@ -103,6 +117,30 @@ def test_a_kill_after_normalize_completes_the_package_once_and_the_day_is_publis
     assert _pending(settings) == ([], [])
     again = load_day(settings, START_DATE, service_key=SERVICE_KEY)
     assert again.fetch_status == "skipped" and _recovery_lines(caplog) == lines
+
+
+def test_a_kill_in_the_middle_of_dlt_load_completes_the_package_without_duplicates(
+    tmp_settings, start_simulator, caplog, tmp_path
+):
+    caplog.set_level(logging.INFO)
+    settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
+    _crash_after("load_items", settings, tmp_path)
+    assert _pending(settings)[1]  # still pending: the package was partly loaded
+    items_table = query(settings, "select count(*) from information_schema.tables where table_name = 'dmf_items'")
+    items = query(settings, "select count(*) from mfds_raw.dmf_items") if items_table == [(1,)] else [(0,)]
+    runs = query(settings, "select fetch_status, distinct_count from mfds_raw.load_runs")
+    # exactly one of the two is in DuckDB: items without their run, or a "complete" run without items
+    assert (runs, items) in (([("complete", 1200)], [(0,)]), ([], [(1200,)]))
+
+    outcome = load_day(settings, START_DATE, service_key=SERVICE_KEY)
+
+    lines = _recovery_lines(caplog)
+    assert len(lines) == 1 and "completed" in lines[0]
+    assert outcome.fetch_status == "skipped"  # the completed load is the day's complete load
+    (load_id,) = query(settings, "select load_id from mfds_raw.load_runs")[0]
+    assert query(settings, "select load_id, count(*), count(distinct item_position) from mfds_raw.dmf_items "
+                           "group by all") == [(load_id, 1200, 1200)]
+    assert _pending(settings) == ([], [])
 
 
 @pytest.mark.parametrize("stage", ["extract", "normalize"])

@@ -62,8 +62,10 @@ def _refused(capsys, argv: list[str]) -> str:
     return err
 
 
+@pytest.mark.fault('`--as-of 0001-01-01` or `9999-12-31`')
 @pytest.mark.parametrize("as_of", ["0001-01-01", "1999-12-31", "9999-12-31"])
 def test_an_as_of_outside_2000_to_today_is_refused_and_nothing_is_written(env, no_network, capsys, as_of):
+    """--as-of before 2000 or after today in Seoul: one line, exit 1, nothing written."""
     err = _refused(capsys, ["run", "--as-of", as_of])
     assert f"--as-of {as_of}" in err
     assert not (env / "data" / "dmf.duckdb").exists()
@@ -71,7 +73,9 @@ def test_an_as_of_outside_2000_to_today_is_refused_and_nothing_is_written(env, n
     assert no_network == []
 
 
+@pytest.mark.fault('`--as-of 0001-01-01` or `9999-12-31`')
 def test_tomorrow_in_seoul_is_refused_for_every_dated_command(env, no_network, capsys):
+    """Tomorrow in Seoul is refused by every dated command."""
     tomorrow = (today_in_seoul() + timedelta(days=1)).isoformat()
     for command in ("run", "load", "report", "build", "enrich"):
         assert "after today in Seoul" in _refused(capsys, [command, "--as-of", tomorrow])
@@ -96,10 +100,12 @@ def test_tomorrow_in_seoul_is_refused_for_every_dated_command(env, no_network, c
     ("http://apis.data.go.kr/1471000/MdcDmfInfoService01", "(http://apis.data.go.kr/1471000/MdcDmfInfoService01) is plain http"),
     ("ftp://apis.data.go.kr/x", "is not an http(s) URL"),
 ])
+@pytest.mark.fault('`MFDS_API_BASE_URL=http://169.254.169.254/...` or any plain-http host')
 @pytest.mark.parametrize("command", ["run", "load"])
 def test_a_base_url_that_must_not_be_reached_is_refused_before_any_connection(
     env, no_network, capsys, monkeypatch, url, named, command
 ):
+    """Metadata, link-local, unnamed private and plain-http URLs are refused before any connection."""
     monkeypatch.setenv("MFDS_API_BASE_URL", url)
     err = _refused(capsys, [command, "--as-of", START_DATE.isoformat()])
     assert named in err and "MFDS_API_BASE_URL" in err
@@ -113,7 +119,9 @@ def test_a_base_url_that_must_not_be_reached_is_refused_before_any_connection(
     f"http://ra-team:{PASSWORD}@127.0.0.1:8089/x",
     f"https://:{PASSWORD}@apis.data.go.kr/x",
 ])
+@pytest.mark.fault('a base URL with `user:password@`')
 def test_credentials_in_the_url_are_refused_and_never_shown_or_stored(env, no_network, capsys, monkeypatch, url):
+    """Credentials in the URL: refused in one line that never shows them; nothing stored."""
     monkeypatch.setenv("MFDS_API_BASE_URL", url)
     err = _refused(capsys, ["run", "--as-of", START_DATE.isoformat()])
     assert "user name or password" in err
@@ -124,6 +132,7 @@ def test_credentials_in_the_url_are_refused_and_never_shown_or_stored(env, no_ne
     assert PASSWORD.encode() not in logged
 
 
+@pytest.mark.fault('`MFDS_API_BASE_URL=http://169.254.169.254/...` or any plain-http host')
 def test_the_loader_itself_refuses_a_metadata_url_when_called_without_the_cli(tmp_settings, no_network):
     """Defence in depth: load_day and fetch_registry judge the URL whoever calls them."""
     import dataclasses
@@ -154,8 +163,10 @@ def test_a_private_mirror_named_in_the_allowed_hosts_passes_the_url_check():
     assert base_url_problem("http://[::1]:8089/x") is None
 
 
+@pytest.mark.fault('`DMF_STATE_DIR` pointing at a file')
 @pytest.mark.parametrize("setting", ["DMF_STATE_DIR", "DMF_DUCKDB_PATH", "DMF_REPORTS_DIR"])
 def test_a_path_setting_that_is_a_file_is_named_in_one_line(env, no_network, capsys, monkeypatch, setting):
+    """A state, warehouse or reports path that is a file, cannot be created or is read-only: named in one line."""
     blocker = env / "a_file"
     blocker.write_text("not a directory")
     monkeypatch.setenv(setting, str(blocker / "dmf.duckdb") if setting == "DMF_DUCKDB_PATH" else str(blocker))
@@ -164,6 +175,7 @@ def test_a_path_setting_that_is_a_file_is_named_in_one_line(env, no_network, cap
     assert no_network == []
 
 
+@pytest.mark.fault('`DMF_STATE_DIR` pointing at a file')
 @pytest.mark.parametrize("setting", ["DMF_STATE_DIR", "DMF_DUCKDB_PATH", "DMF_REPORTS_DIR"])
 def test_a_path_setting_that_cannot_be_created_is_named_in_one_line(env, no_network, capsys, monkeypatch, setting):
     blocker = env / "a_file"
@@ -174,6 +186,7 @@ def test_a_path_setting_that_cannot_be_created_is_named_in_one_line(env, no_netw
     assert setting in err and str(target) in err and "cannot be created" in err
 
 
+@pytest.mark.fault('`DMF_STATE_DIR` pointing at a file')
 @pytest.mark.parametrize("setting", ["DMF_STATE_DIR", "DMF_DUCKDB_PATH", "DMF_REPORTS_DIR"])
 def test_a_path_setting_on_a_read_only_disk_is_named_in_one_line(env, no_network, capsys, monkeypatch, setting, read_only_dir):
     monkeypatch.setenv(setting, str(read_only_dir / "dmf.duckdb") if setting == "DMF_DUCKDB_PATH" else str(read_only_dir))
@@ -181,9 +194,11 @@ def test_a_path_setting_on_a_read_only_disk_is_named_in_one_line(env, no_network
     assert setting in err and str(read_only_dir) in err and "not writable" in err
 
 
+@pytest.mark.fault('`--as-of 0001-01-01` or `9999-12-31`')
 def test_a_live_load_before_the_latest_load_is_refused_and_the_latest_day_may_run_again(
     env, capsys, monkeypatch, start_simulator
 ):
+    """A live load before the latest load is refused (use backfill); the latest day may run again."""
     server = start_simulator(day=START_DATE + timedelta(days=1))
     monkeypatch.setenv("MFDS_API_BASE_URL", server.base_url)
     later = (START_DATE + timedelta(days=1)).isoformat()

@@ -75,9 +75,11 @@ def _recovery_lines(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if "left by an interrupted run" in r.getMessage()]
 
 
+@pytest.mark.fault("`kill -9` after dlt's extract or normalize step")
 def test_a_kill_after_extract_discards_the_package_and_extracts_afresh(
     tmp_settings, start_simulator, fast_policy, caplog, tmp_path
 ):
+    """Killed after extract: the package is discarded (one log line) and the list fetched afresh."""
     caplog.set_level(logging.INFO)
     settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
     _crash_after("extract", settings, tmp_path)
@@ -94,9 +96,11 @@ def test_a_kill_after_extract_discards_the_package_and_extracts_afresh(
     assert _pending(settings) == ([], [])
 
 
+@pytest.mark.fault("`kill -9` after dlt's extract or normalize step")
 def test_a_kill_after_normalize_completes_the_package_once_and_the_day_is_published(
     tmp_settings, start_simulator, caplog, tmp_path
 ):
+    """Killed after normalize: the package is completed once (one log line) and the day published."""
     caplog.set_level(logging.INFO)
     settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
     _crash_after("normalize", settings, tmp_path)
@@ -119,9 +123,11 @@ def test_a_kill_after_normalize_completes_the_package_once_and_the_day_is_publis
     assert again.fetch_status == "skipped" and _recovery_lines(caplog) == lines
 
 
+@pytest.mark.fault("`kill -9` after dlt's extract or normalize step")
 def test_a_kill_in_the_middle_of_dlt_load_completes_the_package_without_duplicates(
     tmp_settings, start_simulator, caplog, tmp_path
 ):
+    """Killed between two DuckDB jobs of dlt's load: completed with every row once."""
     caplog.set_level(logging.INFO)
     settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
     _crash_after("load_items", settings, tmp_path)
@@ -143,8 +149,10 @@ def test_a_kill_in_the_middle_of_dlt_load_completes_the_package_without_duplicat
     assert _pending(settings) == ([], [])
 
 
+@pytest.mark.fault("`kill -9` after dlt's extract or normalize step")
 @pytest.mark.parametrize("stage", ["extract", "normalize"])
 def test_the_command_line_after_a_kill_prints_no_bug_message(stage, tmp_settings, start_simulator, tmp_path):
+    """`dmf load` after a kill: exit 0, no "bug" message, one load."""
     settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
     _crash_after(stage, settings, tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}

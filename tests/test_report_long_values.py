@@ -10,6 +10,7 @@ import re
 from datetime import timedelta
 
 import openpyxl
+import pytest
 from conftest import SERVICE_KEY, START_DATE
 
 from reports import daily
@@ -30,9 +31,11 @@ def _days(real_sample: list[dict]):
     return {START_DATE: day1, START_DATE + timedelta(days=1): day2}
 
 
+@pytest.mark.fault('a 1 MB (or 40,000-character) field')
 def test_cells_over_the_excel_limit_end_with_a_marker_are_counted_and_the_warehouse_keeps_them_whole(
     tmp_settings, real_sample
 ):
+    """Cells over 32,767 characters end with a marker and are counted; the warehouse keeps them whole."""
     day2 = START_DATE + timedelta(days=1)
     outcomes = run_days(tmp_settings, DaysSource(_days(real_sample)), [(START_DATE, None), (day2, None)], SERVICE_KEY)
     assert [o.exit_code for o in outcomes] == [0, 0]

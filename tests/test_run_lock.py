@@ -15,6 +15,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from conftest import SERVICE_KEY, START_DATE, small_registry
 
 from pipelines.config import load_settings
@@ -57,7 +58,9 @@ def _wait_for_holder(path: Path, timeout_s: float = 60) -> dict:
     raise AssertionError("the first run never took the warehouse lock")
 
 
+@pytest.mark.fault('two `dmf run` at the same moment')
 def test_two_runs_started_together_give_one_load_no_duplicates_and_a_correct_next_day(tmp_path, start_simulator):
+    """Two runs at once: one load, 0 duplicate raw rows, the next day correct."""
     server = start_simulator(day=START_DATE)
     env = _env(tmp_path, server.base_url, DMF_LOCK_WAIT_S="300")
     day = START_DATE.isoformat()
@@ -92,7 +95,9 @@ def test_two_runs_started_together_give_one_load_no_duplicates_and_a_correct_nex
     assert lock_path(settings.duckdb_path).read_text() == ""  # released, nobody named as holder
 
 
+@pytest.mark.fault('two `dmf run` at the same moment')
 def test_a_second_run_that_waits_too_long_exits_1_naming_the_running_process(tmp_path, start_simulator):
+    """A run that waits past DMF_LOCK_WAIT_S exits 1 in one line naming the running pid, command and start."""
     server = start_simulator(day=START_DATE, faults="slow:4")
     env = _env(tmp_path, server.base_url)
     holder = _start(env, "run", "--as-of", START_DATE.isoformat())
@@ -115,7 +120,9 @@ def test_a_second_run_that_waits_too_long_exits_1_naming_the_running_process(tmp
     assert holder.returncode == 0
 
 
+@pytest.mark.fault('two `dmf run` at the same moment')
 def test_a_lock_whose_owner_was_killed_is_free_at_once(tmp_path, start_simulator):
+    """The lock of a process killed with SIGKILL is free at once."""
     server = start_simulator(day=START_DATE, faults="slow:30")
     env = _env(tmp_path, server.base_url, DMF_LOCK_WAIT_S="0")
     holder = _start(env, "load", "--as-of", START_DATE.isoformat())

@@ -32,8 +32,9 @@ class FaultTable:
         self.cases: dict[str, Case] = {}
         self._case_of: dict[str, str] = {}
 
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        for item in items:
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # After -m/-k deselection: only the tests that will run make up a case.
+        for item in session.items:
             marker = item.get_closest_marker("fault")
             if marker is None or not marker.args:
                 continue

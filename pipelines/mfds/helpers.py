@@ -28,6 +28,7 @@ from urllib.parse import quote, quote_plus, unquote
 
 import httpx
 
+from pipelines.mfds.item_schema import KeyAudit, SchemaDrift
 from pipelines.mfds.settings import (
     CODE_ADVICE,
     COLUMN_NAMES,
@@ -101,6 +102,7 @@ class Page:
     page_no: int
     total_count: int | None
     items: list[dict[str, Any]]
+    audit: KeyAudit = field(default_factory=KeyAudit)  # the key sets as received
 
 
 def _code_error(code: str) -> ApiError:
@@ -152,8 +154,7 @@ def parse_page(content: bytes, page_no: int) -> Page:
     if code != "00":
         raise _code_error(code or "99")
     body = response.get("body") or {}
-    items = _items_of(body.get("items"))
-    return Page(page_no, _as_int(body.get("totalCount")), [_item(raw) for raw in items])
+    return _page(page_no, _as_int(body.get("totalCount")), _items_of(body.get("items")))
 
 
 def _parse_xml(text: str, page_no: int) -> Page:
@@ -167,7 +168,18 @@ def _parse_xml(text: str, page_no: int) -> Page:
     if code != "00":
         raise _code_error(code)
     items = [{child.tag: child.text for child in item} for item in root.iter("item")]
-    return Page(page_no, _as_int(root.findtext(".//totalCount")), [_item(raw) for raw in items])
+    return _page(page_no, _as_int(root.findtext(".//totalCount")), items)
+
+
+def _page(page_no: int, total_count: int | None, raw_items: list[Any]) -> Page:
+    """Map the items to the declared fields, auditing their keys as received on the way."""
+    audit = KeyAudit()
+    items = []
+    for raw in raw_items:
+        item = _item(raw)
+        audit.observe(raw)
+        items.append(item)
+    return Page(page_no, total_count, items, audit)
 
 
 def _item(raw: Any) -> dict[str, Any]:
@@ -294,6 +306,7 @@ class ListPass:
     pages: int = 0
     problem: str | None = None
     error: ApiError | None = None
+    audit: KeyAudit = field(default_factory=KeyAudit)
 
     @property
     def total_count(self) -> int | None:
@@ -323,6 +336,7 @@ def fetch_pass(client: MfdsClient, page_size: int) -> ListPass:
             return result
         result.pages += 1
         result.total_counts.append(page.total_count)
+        result.audit.merge(page.audit)
         if page_no == 1:
             if page.total_count is None:
                 result.problem = "the MFDS API did not report a totalCount"
@@ -368,6 +382,7 @@ class FetchResult:
     source_url: str
     started_at: datetime
     finished_at: datetime
+    schema_drift: str | None = None  # JSON {"missing", "unknown", "samples"} when keys drifted
 
     @property
     def distinct_count(self) -> int:
@@ -441,11 +456,18 @@ def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, starte
         status, reason = "incomplete", None
         previous: dict[Identity, tuple[int, ...]] | None = None
         current = ListPass()
+        drift: SchemaDrift | None = None
+        keys = (service_key, decode_service_key(service_key))  # never in any text we keep
         attempts = 0
         for attempts in range(1, policy.max_list_attempts + 1):
             current = fetch_pass(client, policy.page_size)
             if current.error is not None:
                 status, reason = "failed", current.error.reason
+                break
+            drift = current.audit.drift()
+            if drift is not None:  # renamed keys map to all-null records: never complete
+                status, reason = "incomplete", redact(drift.reason(), *keys)
+                log.warning("MFDS list pass %d: %s", attempts, reason)
                 break
             if current.problem is not None:
                 reason = current.problem
@@ -463,12 +485,12 @@ def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, starte
             )
             previous = repeats
             log.info("MFDS list pass %d: %d repeated record(s); fetching again to compare", attempts, len(repeats))
-        if status == "incomplete" and attempts > 1:
+        if status == "incomplete" and attempts > 1 and drift is None:
             reason = f"{reason} ({attempts} passes)"
         codes = ",".join(f"{name}:{count}" for name, count in sorted(client.outcomes.items()))
         return FetchResult(
             status=status,
-            reason=None if reason is None else redact(reason, service_key, decode_service_key(service_key)),
+            reason=None if reason is None else redact(reason, *keys),
             total_count=current.total_count,
             fetched_count=len(current.received),
             rows=distinct_rows(current.received),
@@ -480,4 +502,5 @@ def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, starte
             source_url=client.url,
             started_at=started,
             finished_at=datetime.now(timezone.utc),
+            schema_drift=None if drift is None else drift.map_text(lambda t: redact(t, *keys)).as_json(),
         )

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 OPERATION_PATH = "/getMdcDmfList01"
 PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
@@ -24,6 +25,20 @@ SOURCE_FIELDS = (
     "NOTICE_CODE",
 )
 COLUMN_NAMES = tuple(field.lower() for field in SOURCE_FIELDS)
+
+# The declared schema of one API item: the 9 fields, each nullable text, nothing else. Keys are
+# matched case-insensitively (the real API sends them upper-case). The fetch verdict holds every
+# load against it: a field no item carries, or a key it does not list, is schema drift and makes
+# the load incomplete (helpers.KeyAudit), because mapping renamed keys to the old names would
+# give all-null records and a false WITHDRAWN for the whole registry. The raw tables are frozen
+# to the columns derived from it (a dlt schema contract), so they can never silently grow.
+ITEM_SCHEMA: dict[str, dict[str, Any]] = {
+    name: {"data_type": "text", "nullable": True} for name in SOURCE_FIELDS
+}
+# Where each field sits in an answer, for the drift diagnosis prompt (enrich/drift.py).
+ITEM_FIELD_PATHS = {name: f"response.body.items.item[].{name}" for name in ITEM_SCHEMA}
+# The contract of both raw tables: new tables may be created, new columns never.
+RAW_SCHEMA_CONTRACT: dict[str, str] = {"tables": "evolve", "columns": "freeze"}
 
 # The public-data portal's reason codes (SPEC §2), in words a user understands.
 RESULT_CODES = {

@@ -5,7 +5,7 @@ and `dmf sim serve` (steered from another shell) all describe failures the same 
 
     http500:2,http503:1,http429:1@retry_after=1,slow:0.5@times=2,drop:1,xml_code:30,
     truncate_last_page,total_count_shift:3,duplicate_across_pages,duplicate_shifting,
-    empty_page:3,items_shape:single
+    empty_page:3,items_shape:single,camelcase_keys,extra_key:remark
 
 Transient faults (http500, http503, http429, drop, and slow/xml_code when given `@times=n`) fire
 the given number of times and then stop, so a client that retries succeeds. Everything else is
@@ -26,6 +26,11 @@ permanent: it shapes every answer for as long as it is set.
 - ``items_shape:s``              how `items` is shaped: object (default, ``{"item": [...]}``),
                                  list (``[...]``), single (a one-item page as a bare object,
                                  an empty page as ``""``), empty_string (empty pages as ``""``).
+- ``camelcase_keys``             every item's keys renamed to camelCase (``DMF_PERMIT_NO`` ->
+                                 ``dmfPermitNo``), values untouched: an API version that renamed
+                                 its fields.
+- ``extra_key[:name]``           the first item of every page carries one more key (default
+                                 ``newField``) with a text value: an API that grew a field.
 """
 from __future__ import annotations
 
@@ -58,6 +63,8 @@ class Faults:
     duplicate_shifting: bool = False
     empty_page: int | None = None
     items_shape: str = "object"
+    camelcase_keys: bool = False
+    extra_key: str | None = None
 
     @classmethod
     def parse(cls, spec: str | None) -> "Faults":
@@ -109,6 +116,10 @@ class Faults:
             parts.append(f"empty_page:{self.empty_page}")
         if self.items_shape != "object":
             parts.append(f"items_shape:{self.items_shape}")
+        if self.camelcase_keys:
+            parts.append("camelcase_keys")
+        if self.extra_key is not None:
+            parts.append(f"extra_key:{self.extra_key}")
         return ",".join(parts)
 
     def as_dict(self) -> dict[str, Any]:
@@ -158,12 +169,16 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
         values["truncate_last_page"] = _count(arg, default=0)
     elif name == "total_count_shift":
         values["total_count_shift"] = int(arg) if arg else 3
-    elif name in ("duplicate_across_pages", "duplicate_shifting"):
+    elif name in ("duplicate_across_pages", "duplicate_shifting", "camelcase_keys"):
         values[name] = True
     elif name == "empty_page":
         values["empty_page"] = _count(arg)
         if values["empty_page"] < 1:
             raise ValueError("pages are numbered from 1")
+    elif name == "extra_key":
+        if arg and not arg.replace("_", "").isalnum():
+            raise ValueError("the key name must be letters, digits or _")
+        values["extra_key"] = arg or "newField"
     elif name == "items_shape":
         if arg not in ITEMS_SHAPES:
             raise ValueError(f"shape must be one of {', '.join(ITEMS_SHAPES)}")

@@ -302,6 +302,7 @@ class _Handler(BaseHTTPRequestHandler):
             cut = faults.truncate_last_page or max(1, len(page_items) // 2)
             page_items = page_items[: max(0, len(page_items) - cut)]
 
+        page_items = _rekey(page_items, faults)
         if (arg("type") or "").lower() != "json":
             self._send(200, _list_xml(page_items, page_no, rows, total), "text/xml;charset=UTF-8")
             return
@@ -316,6 +317,21 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             }
         })
+
+
+def camel_case(name: str) -> str:
+    """`DMF_PERMIT_NO` -> `dmfPermitNo` (the renaming of the camelcase_keys fault)."""
+    head, *rest = name.lower().split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _rekey(items: list[dict], faults: Faults) -> list[dict]:
+    """The key faults: renamed keys (camelcase_keys), one extra key on a page's first item."""
+    if faults.camelcase_keys:
+        items = [{camel_case(key): value for key, value in item.items()} for item in items]
+    if faults.extra_key is not None and items:
+        items = [{**items[0], faults.extra_key: "added by the API"}, *items[1:]]
+    return items
 
 
 def _shape(items: list[dict], shape: str) -> Any:

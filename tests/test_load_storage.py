@@ -12,7 +12,7 @@ from pipelines.mfds.settings import COLUMN_NAMES
 RUN_COLUMNS = [
     "load_id", "as_of_date", "started_at", "finished_at", "duration_s", "fetch_status", "reason",
     "total_count", "fetched_count", "distinct_count", "duplicate_count", "pages", "requests",
-    "retries", "attempts", "result_codes", "source_url",
+    "retries", "attempts", "result_codes", "source_url", "schema_drift",
 ]
 ITEM_COLUMNS = ["load_id", "as_of_date", "item_position", "page_no", "repeat_count", *COLUMN_NAMES]
 

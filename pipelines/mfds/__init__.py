@@ -5,7 +5,12 @@ Two resources, both append-only in the `mfds_raw` dataset:
 - `dmf_items`: one row per distinct record received (stable repeats kept once, `repeat_count`
   says how often), the 9 source fields exactly as received, declared as nullable text so every
   column exists even when a load has it all null;
-- `load_runs`: one row per load attempt, complete or not, with its verdict and counters.
+- `load_runs`: one row per load attempt, complete or not, with its verdict and counters, and
+  (`schema_drift`) what did not match the declared item schema.
+
+Both resources carry a dlt schema contract with frozen columns (settings.RAW_SCHEMA_CONTRACT):
+the raw tables hold exactly the declared columns and can never silently grow new ones; columns
+this code declares later are added deliberately (`declared_columns_resources`).
 
 The list is fetched once, lazily, when the first resource is extracted (helpers.fetch_registry);
 API and data problems never raise here: they become `load_runs.fetch_status` and `reason`.
@@ -22,7 +27,7 @@ import os
 os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
 os.environ.setdefault("LOAD__DELETE_COMPLETED_JOBS", "true")
 
-from collections.abc import Callable, Iterator, Sequence  # noqa: E402
+from collections.abc import Callable, Iterable, Iterator, Sequence  # noqa: E402
 from datetime import date  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -32,7 +37,13 @@ from dlt.extract.resource import DltResource  # noqa: E402
 
 from pipelines.config import DEFAULT_API_BASE_URL  # noqa: E402
 from pipelines.mfds.helpers import FetchResult, fetch_registry  # noqa: E402
-from pipelines.mfds.settings import COLUMN_NAMES, ITEMS_TABLE, RUNS_TABLE, RetryPolicy  # noqa: E402
+from pipelines.mfds.settings import (  # noqa: E402
+    ITEM_SCHEMA,
+    ITEMS_TABLE,
+    RAW_SCHEMA_CONTRACT,
+    RUNS_TABLE,
+    RetryPolicy,
+)
 
 ITEM_COLUMNS: dict[str, dict[str, Any]] = {
     "load_id": {"data_type": "text", "nullable": False},
@@ -40,7 +51,7 @@ ITEM_COLUMNS: dict[str, dict[str, Any]] = {
     "item_position": {"data_type": "bigint", "nullable": False},
     "page_no": {"data_type": "bigint", "nullable": False},
     "repeat_count": {"data_type": "bigint", "nullable": False},
-    **{name: {"data_type": "text", "nullable": True} for name in COLUMN_NAMES},
+    **{name.lower(): dict(spec) for name, spec in ITEM_SCHEMA.items()},
 }
 
 RUN_COLUMNS: dict[str, dict[str, Any]] = {
@@ -61,6 +72,8 @@ RUN_COLUMNS: dict[str, dict[str, Any]] = {
     "attempts": {"data_type": "bigint", "nullable": False},
     "result_codes": {"data_type": "text", "nullable": True},
     "source_url": {"data_type": "text", "nullable": True},
+    # Added with issue 8; dlt adds it to existing warehouses (load.migrate_declared_columns).
+    "schema_drift": {"data_type": "text", "nullable": True},
 }
 
 
@@ -99,6 +112,7 @@ def run_row(result: FetchResult, load_id: str, as_of: date) -> dict[str, Any]:
         "attempts": result.attempts,
         "result_codes": result.result_codes,
         "source_url": result.source_url,
+        "schema_drift": result.schema_drift,
     }
 
 
@@ -122,7 +136,8 @@ def mfds_source(
         on_result,
     )
 
-    @dlt.resource(name=ITEMS_TABLE, write_disposition="append", columns=ITEM_COLUMNS)
+    @dlt.resource(name=ITEMS_TABLE, write_disposition="append", columns=ITEM_COLUMNS,
+                  schema_contract=RAW_SCHEMA_CONTRACT)
     def dmf_items() -> Iterator[list[dict[str, Any]]]:
         rows = fetch().rows
         stamp = {"load_id": load_id, "as_of_date": as_of}
@@ -130,11 +145,42 @@ def mfds_source(
         for start in range(0, len(rows), batch):
             yield [{**stamp, **row} for row in rows[start:start + batch]]
 
-    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS)
+    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS,
+                  schema_contract=RAW_SCHEMA_CONTRACT)
     def load_runs() -> Iterator[dict[str, Any]]:
         yield run_row(fetch(), load_id, as_of)
 
     return dmf_items, load_runs
+
+
+def declared_columns_resources(tables: Iterable[str]) -> list[DltResource]:
+    """Resources that add columns declared in this module to raw tables created before them.
+
+    The frozen contract refuses any column the stored schema lacks, declared or not, so a
+    warehouse from before a new declared column (e.g. `schema_drift`) gets it through these,
+    with the contract relaxed for this one schema-only step; no row is written.
+    """
+    declared = {ITEMS_TABLE: ITEM_COLUMNS, RUNS_TABLE: RUN_COLUMNS}
+    resources = []
+    for table in tables:
+
+        def materialize() -> Iterator[Any]:
+            yield dlt.mark.materialize_table_schema()
+
+        resources.append(dlt.resource(materialize, name=table, write_disposition="append",
+                                      columns=declared[table], schema_contract="evolve"))
+    return resources
+
+
+def run_row_resource(row: dict[str, Any]) -> DltResource:
+    """`load_runs` with one given row: records a load whose main run dlt refused (contract)."""
+
+    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS,
+                  schema_contract=RAW_SCHEMA_CONTRACT)
+    def load_runs() -> Iterator[dict[str, Any]]:
+        yield row
+
+    return load_runs
 
 
 def empty_items_table() -> DltResource:

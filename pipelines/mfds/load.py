@@ -6,6 +6,7 @@ already has a complete load is skipped without calling the API unless `force=Tru
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import secrets
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.config import Settings
 from pipelines.errors import ConfigError, DmfError
-from pipelines.mfds import empty_items_table, mfds_source
+from pipelines.mfds import empty_items_table, mfds_source, run_row, run_row_resource
+from pipelines.mfds.contract import contract_violation, migrate_declared_columns
 from pipelines.mfds.helpers import FetchResult, redact
 from pipelines.storage import write_failure
 from pipelines.url_policy import base_url_problem
@@ -47,6 +49,7 @@ class LoadOutcome:
     requests: int
     retries: int
     duration_s: float
+    schema_drift: str | None = None  # the drift record (JSON) when the item keys did not fit
 
     @property
     def ok(self) -> bool:
@@ -263,6 +266,7 @@ def load_day(
         raise ConfigError(MISSING_KEY) from None
 
     try:
+        migrate_declared_columns(pipeline)
         # jsonl: DuckDB bulk-reads it against the declared columns, ~5x faster and ~3x leaner
         # than dlt's default INSERT statements for this destination; values arrive unchanged
         # (tests/test_load_replay.py compares every field with the real dump).
@@ -270,22 +274,49 @@ def load_day(
         if not results or not results[0].rows:
             _ensure_items_table(settings, pipeline)
     except PipelineStepFailed as exc:
+        violation = contract_violation(exc)
+        if violation is not None:
+            return _refused_by_contract(settings, pipeline, as_of, load_id, results, violation)
         raise _write_error(settings, as_of, exc, service_key) from exc
     if not results:  # recover_pending leaves nothing pending, so dlt extracted our source
         raise DmfError(f"The MFDS load for {as_of} fetched nothing (dlt did not extract the source); run it again.")
     result = results[0]
-    outcome = LoadOutcome(
-        load_id=load_id,
-        as_of_date=as_of,
-        fetch_status=result.status,
-        reason=result.reason,
-        total_count=result.total_count,
-        fetched_count=result.fetched_count,
-        distinct_count=result.distinct_count,
-        duplicate_count=result.duplicate_count,
-        requests=result.requests,
-        retries=result.retries,
-        duration_s=result.duration_s,
-    )
+    outcome = _outcome(result, load_id, as_of)
     (log.info if result.status == "complete" else log.warning)("%s", outcome.summary())
+    return outcome
+
+
+def _outcome(result: FetchResult, load_id: str, as_of: date) -> LoadOutcome:
+    return LoadOutcome(
+        load_id=load_id, as_of_date=as_of, fetch_status=result.status, reason=result.reason,
+        total_count=result.total_count, fetched_count=result.fetched_count,
+        distinct_count=result.distinct_count, duplicate_count=result.duplicate_count,
+        requests=result.requests, retries=result.retries, duration_s=result.duration_s,
+        schema_drift=result.schema_drift,
+    )
+
+
+def _refused_by_contract(settings: Settings, pipeline: dlt.Pipeline, as_of: date, load_id: str,
+                         results: list[FetchResult], violation: str) -> LoadOutcome:
+    """The frozen raw schema refused a column: abort what dlt extracted, record a rejected load.
+
+    The extracted package is aborted on purpose (a log line says so): loading it later would
+    bring the refused column back, and the next run must fetch afresh.
+    """
+    pipeline.abort_packages()
+    log.warning("MFDS load %s refused by the raw schema contract: %s; aborted its pending package",
+                load_id, violation)
+    if not results:
+        raise DmfError(f"The MFDS load for {as_of} was refused by the raw schema contract ({violation}); "
+                       "nothing was stored.")
+    result = dataclasses.replace(results[0], status="incomplete", reason=violation)
+    try:
+        pipeline.run(run_row_resource(run_row(result, load_id, as_of)), loader_file_format="jsonl")
+        _ensure_items_table(settings, pipeline)
+    except PipelineStepFailed:
+        pipeline.abort_packages()
+        raise DmfError(f"The MFDS load for {as_of} was refused by the raw schema contract ({violation}) "
+                       "and could not even be recorded; check pipelines/mfds/__init__.py.") from None
+    outcome = _outcome(result, load_id, as_of)
+    log.warning("%s", outcome.summary())
     return outcome

@@ -74,7 +74,8 @@ loads as (
         load_runs.attempts,
         load_runs.duration_s,
         load_runs.started_at,
-        load_runs.finished_at
+        load_runs.finished_at,
+        load_runs.schema_drift
 
     from load_runs
     left join gate_rejections

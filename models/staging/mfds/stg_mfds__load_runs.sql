@@ -25,7 +25,8 @@ renamed as (
         retries,
         attempts,
         result_codes,
-        source_url
+        source_url,
+        {{ column_or_null(source('mfds', 'load_runs'), 'schema_drift') }}
 
     from source
 

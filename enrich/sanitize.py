@@ -2,7 +2,8 @@
 
 Inbound (`for_prompt`): registry text is written by third parties (manufacturer names and site
 addresses are free text filed by companies), so before it enters a prompt we take away what
-could pass for an instruction: control and bidi characters, code fences, look-alikes of our
+could pass for an instruction: control characters, every invisible/format character
+(`strip_invisible`: the whole Cf category, variation selectors, Hangul fillers), code fences, look-alikes of our
 data fences, and we make classic injection phrases *visible* (kept, but tagged) so the model
 sees them as quoted data and a human can find them.
 
@@ -15,7 +16,29 @@ import re
 import unicodedata
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_BIDI_AND_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# Characters that render as nothing yet a model reads: invisible instructions (TAG characters
+# spell ASCII), reordered text (bidi controls), split words that dodge the injection check
+# (soft hyphen, zero-width). Every format character (category Cf, which holds all bidi, TAG,
+# zero-width and U+061C/U+180E/U+00AD) goes, and so do the non-Cf ones listed here.
+_VARIATION_SELECTORS = frozenset(chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)))
+_INVISIBLE_NOT_CF = frozenset({
+    "\u115f", "\u1160", "\u3164", "\uffa0",  # Hangul fillers (render as blank)
+    "\u034f",  # combining grapheme joiner
+    "\u17b4", "\u17b5",  # Khmer inherent vowels (invisible)
+    "\u180b", "\u180c", "\u180d", "\u180f",  # Mongolian free variation selectors
+}) | _VARIATION_SELECTORS
+
+
+def _is_invisible(ch: str) -> bool:
+    return ch in _INVISIBLE_NOT_CF or unicodedata.category(ch) in ("Cf", "Cs")
+
+
+def strip_invisible(text: str) -> str:
+    """Remove every format/invisible character (see above); ASCII text is returned as is."""
+    if text.isascii():
+        return text
+    return "".join(ch for ch in text if not _is_invisible(ch))
+
 _FENCE = re.compile(r"`{3,}|~{3,}")
 _FAKE_MARKER = re.compile(r"<{2,}\s*/?\s*(?:DATA|END)\b[^>\n]{0,80}>{2,}", re.IGNORECASE)
 _ANGLE_RUN = re.compile(r"<{3,}|>{3,}")
@@ -51,9 +74,8 @@ def for_prompt(value: object, max_chars: int = MAX_FIELD_CHARS) -> str:
     """Make one data field safe to quote inside a prompt's data block."""
     if value is None:
         return ""
-    text = unicodedata.normalize("NFKC", str(value))
+    text = strip_invisible(unicodedata.normalize("NFKC", strip_invisible(str(value))))
     text = _CONTROL.sub(" ", text)
-    text = _BIDI_AND_INVISIBLE.sub("", text)
     text = _FAKE_MARKER.sub("[구분자모양제거]", text)
     text = _ANGLE_RUN.sub("<>", text)
     text = _FENCE.sub("'''", text)
@@ -66,7 +88,7 @@ def looks_like_injection(value: object) -> bool:
     """True when a field carries an instruction-like phrase (used to flag records for a human)."""
     if value is None:
         return False
-    return bool(_INJECTION.search(unicodedata.normalize("NFKC", str(value))))
+    return bool(_INJECTION.search(strip_invisible(unicodedata.normalize("NFKC", strip_invisible(str(value))))))
 
 
 #: A cell whose text starts with one of these is read as a formula (or DDE) by spreadsheets.
@@ -90,10 +112,9 @@ def for_output(value: object, max_chars: int | None = None) -> str:
     """
     if value is None:
         return ""
-    text = unicodedata.normalize("NFKC", str(value))
+    text = strip_invisible(unicodedata.normalize("NFKC", strip_invisible(str(value))))
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub(" ", text)
-    text = _BIDI_AND_INVISIBLE.sub("", text)
     text = _MD_LINK.sub(r"\1", text)
     text = _MARKUP.sub("", text)
     text = _LINK.sub("[링크제거]", text)

@@ -6,7 +6,7 @@ Entry points (each takes `settings: pipelines.config.Settings` and `as_of: date`
   enrich.daily.enrich_day          daily briefing + per-event comments + anomaly notes + alias proposals
   enrich.anomaly.explain_anomaly   re-explain a past day's fired signals
   enrich.weekly.enrich_week        weekly commentary (off unless weekly_enabled = true)
-  enrich.drift.diagnose_api_drift  dormant API field-path diagnosis (off unless drift_enabled = true)
+  enrich.drift.diagnose_load_drift API field-path diagnosis of a drift-rejected load (drift_enabled)
   enrich.doctor.run_doctor         checks: binary, model, deny block, workspace, assets, breaker, budget
   enrich.proposals                 list_proposals / show_proposal / decide / overdue_proposals
   enrich.badges.BADGE_TEXT         skip_reason -> Korean dashboard badge

@@ -54,7 +54,7 @@ class AiConfig:
     weekly_model: str = "gemini-3.1-pro-high"
     weekly_effort: str = "high"
     anomaly_model: str = "gemini-3.7-flash-medium"
-    drift_enabled: bool = False
+    drift_enabled: bool = True
     drift_model: str = "gemini-3.1-pro-high"
     agy_settings_path: str = ""
     error_patterns: Mapping[str, tuple[str, ...]] = field(

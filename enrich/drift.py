@@ -1,10 +1,12 @@
-"""Dormant: diagnose MFDS API schema drift (design §5.7, the JSON-path variant of UC2).
+"""Diagnose MFDS API schema drift (design §5.7, the JSON-path variant of UC2).
 
-Not wired into the daily run. The loader (or a person) calls it when required item fields have
-come back empty twice in a row; it asks agy where those fields now live, keeps only candidates
-whose quoted evidence really occurs in the samples we showed, and queues them in
-`state/proposals/<date>_uc2b_drift.json`. A person edits the loader's field map; nothing is
-applied automatically. Off unless `drift_enabled = true`. Never raises.
+Wired into `dmf run` (issue 8): when the loader rejects a load because the item keys did not fit
+the declared schema (`mfds_raw.load_runs.schema_drift`), `diagnose_load_drift` runs after the
+build. It asks agy where the expected fields now live, keeps only candidates whose quoted
+evidence really occurs in the samples we showed, and queues them in
+`state/proposals/<date>_uc2b_drift.json`. A person edits the loader's declared schema; nothing
+is applied automatically. On by default (`drift_enabled = true`); the same drift of the same day
+is diagnosed once (a re-run reuses the stored run and calls agy zero more times). Never raises.
 """
 from __future__ import annotations
 
@@ -15,13 +17,15 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from enrich import store
 from enrich.client import skip_reason_for
 from enrich.config import AiConfig, load_ai_config
 from enrich.parse import parse_drift
 from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
-                           finish_without_call, new_run_id, write_run)
+                           finish_without_call, new_run_id, open_warehouse, write_run)
 from enrich.sanitize import for_prompt
 from pipelines.config import SEOUL, Settings
 
@@ -44,34 +48,100 @@ def _clean(value: Any, depth: int = 0) -> Any:
     return value
 
 
+def _latest(settings: Settings, as_of: date) -> dict[str, Any] | None:
+    """The day's latest drift run (a re-run of the same drift reuses it: no second call)."""
+    con, _ = open_warehouse(settings)
+    if con is None:
+        return None
+    try:
+        with con:
+            store.ensure_schema(con)
+            return store.latest_run(con, as_of, KIND)
+    except duckdb.Error:
+        return None
+
+
 def drift_file(settings: Settings, as_of: date) -> Path:
     return Path(settings.state_dir) / "proposals" / f"{as_of:%Y%m%d}_uc2b_drift.json"
 
 
+def diagnose_load_drift(settings: Settings, as_of: date, schema_drift: str | None) -> EnrichOutcome:
+    """Diagnose a load the loader rejected for schema drift, from its `schema_drift` record.
+
+    The expected fields are the loader's declared schema; the last good sample is one record of
+    the latest accepted load, keyed as the API used to send it. Never raises.
+    """
+    try:
+        record = json.loads(schema_drift or "")
+        if not isinstance(record, dict):
+            raise ValueError("not an object")
+    except ValueError:
+        return EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error",
+                             detail="the load's schema_drift record could not be read")
+    try:
+        from pipelines.mfds.settings import ITEM_FIELD_PATHS
+        drift = {"missing": list(record.get("missing") or []), "unknown": list(record.get("unknown") or [])}
+        samples = [s for s in record.get("samples") or [] if isinstance(s, Mapping)]
+        return diagnose_api_drift(settings, as_of, expected_fields=ITEM_FIELD_PATHS, samples=samples,
+                                  last_good=_last_good_item(settings), drift=drift)
+    except Exception as exc:
+        return EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error",
+                             detail=f"unexpected error in diagnose_load_drift: {type(exc).__name__}")
+
+
+def _last_good_item(settings: Settings) -> dict[str, Any] | None:
+    """One raw record of the latest accepted load, with the API's key names, or None."""
+    from pipelines.mfds.settings import SOURCE_FIELDS
+    con, _ = open_warehouse(settings)
+    if con is None:
+        return None
+    try:
+        with con:
+            row = con.execute(f"""
+                select {", ".join(name.lower() for name in SOURCE_FIELDS)}
+                from mfds_raw.dmf_items
+                where load_id = (select load_id from marts.dmf_loads where verdict = 'accepted'
+                                 order by as_of_date desc, finished_at desc limit 1)
+                order by item_position limit 1""").fetchone()
+    except duckdb.Error:
+        return None
+    return dict(zip(SOURCE_FIELDS, row)) if row else None
+
+
 def diagnose_api_drift(settings: Settings, as_of: date, *, expected_fields: Mapping[str, str],
                        samples: Sequence[Mapping[str, Any]],
-                       last_good: Mapping[str, Any] | None = None) -> EnrichOutcome:
+                       last_good: Mapping[str, Any] | None = None,
+                       drift: Mapping[str, Any] | None = None) -> EnrichOutcome:
     cfg: AiConfig | None = None
     try:
         cfg = load_ai_config(settings)
         return _diagnose(settings, as_of, cfg.for_purpose(cfg.drift_model, "high"),
-                         expected_fields, samples, last_good)
+                         expected_fields, samples, last_good, drift)
     except Exception as exc:
         return EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error",
                              detail=f"unexpected error in diagnose_api_drift: {type(exc).__name__}")
 
 
-def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good) -> EnrichOutcome:
-    if not cfg.enabled or not cfg.drift_enabled:
+def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) -> EnrichOutcome:
+    if not cfg.enabled:
+        why = "DMF_AI_DISABLED is set." if cfg.disabled_by_env else "enabled = false in enrich/agy.toml."
+        return finish_without_call(settings, as_of, KIND, "disabled", cfg, why)
+    if not cfg.drift_enabled:
         return finish_without_call(settings, as_of, KIND, "disabled", cfg,
-                                   "drift_enabled = false in enrich/agy.toml (dormant asset).")
+                                   "drift_enabled = false in enrich/agy.toml.")
     shown_samples = [_clean(s) for s in list(samples)[:MAX_SAMPLES]]
     fields = {for_prompt(k, 60): for_prompt(v, 200) for k, v in expected_fields.items()}
     schema = load_schema(SCHEMA)
     prompt = render(PROMPT, {"RUN_DATE": as_of.isoformat(), "EXPECTED_FIELDS_JSON": json_block(fields),
+                             "DRIFT_JSON": json_block(_clean(dict(drift)) if drift else {}),
                              "SAMPLES_JSON": json_block(shown_samples),
                              "LAST_GOOD_JSON": json_block(_clean(last_good) if last_good else {}),
                              "SCHEMA_JSON": schema_text(schema)})
+    latest = _latest(settings, as_of)
+    if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
+        return EnrichOutcome(latest["run_id"], as_of, KIND, "OK", reused=True,
+                             detail="same drift as an earlier successful diagnosis",
+                             prompt_chars=len(prompt.text))
     run_id = new_run_id(as_of, KIND)
     tools = Tools(settings, cfg, run_id)
     result = tools.client.call("api_drift", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)

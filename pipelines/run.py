@@ -64,6 +64,9 @@ def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, 
 
     verdict, reason = day_verdict(settings, as_of)
     echo(f"{as_of}  enrich  {enrich_day(settings, as_of).summary()}")
+    if loaded.schema_drift:  # a drift rejection: the AI proposes where the fields went (never fatal)
+        from enrich.drift import diagnose_load_drift
+        echo(f"{as_of}  enrich  {diagnose_load_drift(settings, as_of, loaded.schema_drift).summary()}")
     if as_of.weekday() == 0:
         echo(f"{as_of}  enrich  {enrich_week(settings, as_of).summary()}")
 

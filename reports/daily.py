@@ -15,6 +15,7 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from reports import queries as q
+from reports.drift_block import drift_record, drift_rows
 from reports.layout import (
     CHANGE_KIND_LABEL,
     EVENT_LABEL,
@@ -99,6 +100,7 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
         "signals": q.signals(con, tables, as_of, load_id) if load_id else [],
         "loads": q.loads(con, bounds["trend_start"], as_of),
         "ai_run": q.ai_run(con, tables, as_of, "daily"),
+        "drift_run": q.ai_run(con, tables, as_of, "drift"),
         "ai_calls": q.ai_calls(con, tables, as_of, as_of),
         "ai_totals": q.ai_call_totals(con, tables, as_of, as_of),
         "proposals": q.pending_proposals(con, tables, as_of),
@@ -555,6 +557,9 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
         ws.write_string(r, 0, "사유", f.key)
         merged_text(ws, r, 1, r, 7, load.get("reason"), f.value)
         r += 1
+    drift = drift_record(load.get("schema_drift"))
+    if drift is not None:
+        r = drift_rows(ws, f, r, drift, data.get("drift_run"))
     r += 1
     ws.write_string(r, 0, "거부한 게이트", f.section)
     r += 1

@@ -60,9 +60,9 @@ def test_explain_anomaly_without_signals_makes_no_call(tmp_path, monkeypatch):
     assert fake_calls(log) == []
 
 
-def test_drift_diagnosis_is_dormant_by_default(tmp_path, monkeypatch):
+def test_drift_diagnosis_is_off_when_drift_enabled_is_false(tmp_path, monkeypatch):
     log = fake_env(monkeypatch, tmp_path)
-    settings = make_settings(tmp_path)
+    settings = make_settings(tmp_path, config="drift_enabled = false\n")
     Marts(settings.duckdb_path)
     outcome = diagnose_api_drift(settings, DAY, expected_fields={"DMF_PERMIT_NO": "body.items.item[].DMF_PERMIT_NO"},
                                  samples=[{"permitNo": "20190801-211-J-399"}])
@@ -71,7 +71,7 @@ def test_drift_diagnosis_is_dormant_by_default(tmp_path, monkeypatch):
 
 def test_drift_diagnosis_queues_only_evidenced_candidates(tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path)
-    settings = make_settings(tmp_path, config="drift_enabled = true\n")
+    settings = make_settings(tmp_path)  # on by default: a drift rejection must be diagnosed
     Marts(settings.duckdb_path)
     samples = [{"response": {"body": {"items": {"item": [{"permitNo": "20190801-211-J-399"}]}}}}]
     outcome = diagnose_api_drift(settings, DAY, expected_fields={"DMF_PERMIT_NO": "body.items.item[].DMF_PERMIT_NO"},

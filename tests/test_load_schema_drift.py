@@ -10,6 +10,7 @@ import pytest
 from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
 
 import pipelines.mfds as mfds
+from pipelines.build import build
 from pipelines.mfds import helpers
 from pipelines.mfds.helpers import parse_page
 from pipelines.mfds.item_schema import KeyAudit
@@ -206,3 +207,20 @@ def test_both_raw_resources_carry_the_frozen_contract():
     source = mfds.mfds_source(START_DATE, "L1", mfds_service_key="k", mfds_api_base_url="http://127.0.0.1:9")
     for resource in source.resources.values():
         assert resource.compute_table_schema()["schema_contract"] == {"tables": "evolve", "columns": "freeze"}
+
+
+def test_dbt_builds_a_warehouse_whose_load_runs_predate_schema_drift(
+        tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch):
+    server = start_simulator(StaticSource(real_sample, START_DATE))
+    settings = pointed_at(tmp_settings, server)
+    old_columns = {k: v for k, v in mfds.RUN_COLUMNS.items() if k != "schema_drift"}
+    old_row = mfds.run_row
+    monkeypatch.setattr(mfds, "RUN_COLUMNS", old_columns)
+    monkeypatch.setattr(mfds, "run_row", lambda *a: {k: v for k, v in old_row(*a).items() if k != "schema_drift"})
+    assert load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy).ok
+
+    built = build(settings)  # no new load yet: staging must read the column as null
+
+    assert built.success, built.failures
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        assert con.execute("select verdict, schema_drift from marts.dmf_loads").fetchall() == [("accepted", None)]

@@ -105,12 +105,14 @@ def test_an_empty_list_has_no_drift():
 
 
 # -- through the simulator, load_day and DuckDB --------------------------------------------------
+@pytest.mark.fault("the API renames its fields (camelCase keys)")
 def test_camelcase_keys_make_the_load_incomplete_and_record_the_drift(tmp_settings, start_simulator, fast_policy, real_sample):
     server = start_simulator(StaticSource(real_sample, START_DATE), faults="camelcase_keys")
     outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
     assert outcome.fetch_status == "incomplete" and not outcome.ok
     assert "item schema changed" in outcome.reason and "DMF_PERMIT_NO" in outcome.reason
     assert server.requests == 1  # drift is not retried: another pass would say the same
+    assert f"{len(real_sample)} records received" in outcome.summary()
     [(status, reason, stored)] = runs(tmp_settings)
     assert status == "incomplete" and reason == outcome.reason
     record = json.loads(stored)
@@ -119,6 +121,7 @@ def test_camelcase_keys_make_the_load_incomplete_and_record_the_drift(tmp_settin
     assert record["samples"] == [{camel_case(k): v for k, v in item.items()} for item in real_sample[:3]]
 
 
+@pytest.mark.fault("the API grows an unknown item field")
 def test_one_extra_key_makes_the_load_incomplete_naming_it(tmp_settings, start_simulator, fast_policy, real_sample):
     server = start_simulator(StaticSource(real_sample, START_DATE), faults="extra_key:remarkText")
     outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
@@ -178,6 +181,7 @@ def test_a_warehouse_from_before_schema_drift_gets_the_column_and_keeps_loading(
     assert stored[0][2] is None and "DMF_PERMIT_NO" in json.loads(stored[1][2])["missing"]
 
 
+@pytest.mark.fault("the API grows an unknown item field")
 def test_a_column_the_contract_refuses_is_a_rejected_load_naming_it(
         tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch):
     server = start_simulator(StaticSource(real_sample, START_DATE))

@@ -60,8 +60,9 @@ class LoadOutcome:
         if self.fetch_status == "skipped":
             return f"Load for {day} skipped: {self.reason}"
         counts = (
-            f"{self.distinct_count:,} records"
-            + (f" ({self.duplicate_count:,} listed twice)" if self.duplicate_count else "")
+            (f"{self.fetched_count:,} records received" if self.schema_drift  # all-null once mapped
+             else f"{self.distinct_count:,} records"
+             + (f" ({self.duplicate_count:,} listed twice)" if self.duplicate_count else ""))
             + f", {self.requests} requests, {self.retries} retries, {self.duration_s:.1f} s"
         )
         if self.fetch_status == "complete":

@@ -82,7 +82,9 @@ def diagnose_load_drift(settings: Settings, as_of: date, schema_drift: str | Non
         from pipelines.mfds.settings import ITEM_FIELD_PATHS
         drift = {"missing": list(record.get("missing") or []), "unknown": list(record.get("unknown") or [])}
         samples = [s for s in record.get("samples") or [] if isinstance(s, Mapping)]
-        return diagnose_api_drift(settings, as_of, expected_fields=ITEM_FIELD_PATHS, samples=samples,
+        # Ask where the missing fields went; with none missing (only new keys), show them all.
+        expected = {k: v for k, v in ITEM_FIELD_PATHS.items() if k in drift["missing"]} or ITEM_FIELD_PATHS
+        return diagnose_api_drift(settings, as_of, expected_fields=expected, samples=samples,
                                   last_good=_last_good_item(settings), drift=drift)
     except Exception as exc:
         return EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error",

@@ -15,7 +15,7 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from reports import queries as q
-from reports.drift_block import drift_record, drift_rows
+from reports.drift_block import DRIFT_NO_GATE, drift_record, drift_rows
 from reports.layout import (
     CHANGE_KIND_LABEL,
     EVENT_LABEL,
@@ -566,6 +566,9 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     gates = list(data["gates"])
     if not gates and load.get("rejected_gates"):
         gates = [{"signal_id": load["rejected_gates"]}]
+    if not gates and drift is not None:
+        merged_text(ws, r, 0, r, 7, DRIFT_NO_GATE, f.warn)
+        return r + 2
     if not gates:
         merged_text(ws, r, 0, r, 7, "게이트 신호 없음 — 수집 자체가 불완전했습니다. " + DEFAULT_GUIDANCE,
                     f.warn)

@@ -17,6 +17,8 @@ from reports.layout import Formats, ai_badge, merged_text
 AI_TITLE = "AI 진단 — AI 생성 문장(참고용). 제안은 자동 반영되지 않으며 사람이 확인한 뒤에만 적재기를 고칩니다."
 WHAT_TO_CHECK = ("식약처 Open API 공지에서 항목 이름 변경을 확인하고, pipelines/mfds/settings.py 의 "
                  "ITEM_SCHEMA 를 고친 뒤 dmf run 으로 다시 적재하세요. 그 전까지 이 날의 데이터는 반영되지 않습니다.")
+DRIFT_NO_GATE = ("게이트 신호 없음 — 적재기가 API 항목 스키마 변경(위의 사라진 필드·새로 나타난 키)을 "
+                 "감지해 적재를 불완전으로 판정했습니다.")
 MAX_NAMES = 30
 
 

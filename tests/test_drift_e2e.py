@@ -14,7 +14,7 @@ from conftest import SERVICE_KEY, StaticSource
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
 from pipelines.config import load_settings
 from pipelines.mfds.settings import SOURCE_FIELDS
-from reports.drift_block import AI_TITLE
+from reports.drift_block import AI_TITLE, DRIFT_NO_GATE
 from scenarios import query, run_days
 
 DAY_1, DAY_2, DAY_3 = date(2026, 10, 8), date(2026, 10, 9), date(2026, 10, 10)
@@ -78,6 +78,7 @@ def test_real_sample_with_camelcase_keys_is_rejected_diagnosed_and_the_next_day_
     assert ", ".join(RENAMED) in text  # the fields that went missing
     assert "dmfPermitNo" in text  # the keys that appeared
     assert AI_TITLE in text and summary in text  # the AI text, marked as AI
+    assert DRIFT_NO_GATE in text  # the banner says the loader's schema check stopped the day
 
     assert (after.verdict, after.exit_code) == ("accepted", 0)
     assert events_of(settings, DAY_3) == {}  # same registry as DAY_1: no false WITHDRAWN, nothing new

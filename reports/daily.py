@@ -53,14 +53,7 @@ SHEETS = (DASHBOARD, NEW, CHANGED, WITHDRAWN, WATCHLIST, SIGNALS, OPERATIONS, PR
 
 AI_COMMENT_HEADER = "AI 코멘트 (AI 생성·참고용)"
 
-#: What a person should check when a gate rejects a load (static guidance, not AI).
-GATE_GUIDANCE = {
-    "total_count_drop": "API totalCount 와 수집 건수를 비교하고 공공데이터포털 공지(점검·장애)를 "
-                        "확인한 뒤, 원인이 해소되면 dmf run --as-of 로 다시 적재하세요.",
-    "zero_records": "API 응답 코드와 서비스 키 상태(dmf doctor)를 확인한 뒤 다시 적재하세요.",
-    "all_changed": "정규화 규칙(staging 모델)이나 원천 데이터 형식이 바뀌었는지 확인하세요. "
-                   "변경 시트 대신 원시 적재(mfds_raw)를 표본 비교하세요.",
-}
+#: What to check when a gate gives no guidance of its own (the catalog's what_to_check_ko).
 DEFAULT_GUIDANCE = "운영 시트의 적재 지표(요청·재시도·페이지)를 확인하고 원인 해소 후 다시 적재하세요."
 
 
@@ -581,11 +574,10 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
         ws.write_string(r, 5, "기준값", f.key)
         write_value(ws, r, 6, gate.get("baseline"), "float2", f, f.value_int)
         r += 1
-        for caption, value in (("설명", gate.get("description")),
+        for caption, value in (("설명", gate.get("description_ko") or gate.get("description")),
                                ("기준", " · ".join(v for v in (gate.get("baseline_text"),
                                                             gate.get("window_text")) if v)),
-                               ("확인할 것", GATE_GUIDANCE.get(str(gate.get("signal_id")),
-                                                           DEFAULT_GUIDANCE))):
+                               ("확인할 것", gate.get("what_to_check_ko") or DEFAULT_GUIDANCE)):
             ws.write_string(r, 0, caption, f.key)
             merged_text(ws, r, 1, r, 7, value, f.warn if caption == "확인할 것" else f.value)
             r += 1

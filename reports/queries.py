@@ -129,7 +129,7 @@ def trend(con, as_of: date) -> list[Row]:
 def gate_signals(con, load_id: str) -> list[Row]:
     return fetch(con, f"""
         select signal_id, severity, observed, baseline, baseline_text, window_text, context,
-               description
+               description, description_ko, what_to_check_ko
         from {MARTS}.dmf_signals
         where load_id = ? and fired and is_gate
         order by signal_id

@@ -95,7 +95,8 @@ def test_a_count_drop_is_rejected_by_the_gate_and_later_days_compare_with_the_la
     verdict, reason, gates = query(
         settings, "select verdict, reason, rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]]
     )[0]
-    assert (verdict, gates) == ("rejected", "total_count_drop")
+    # a 10% shortfall is also 10% WITHDRAWN: both gates name it
+    assert (verdict, gates) == ("rejected", "total_count_drop,withdrawn_share")
     assert "total_count_drop" in reason
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAYS[1]]) == [(0,)]
     assert query(settings, "select fired from marts.dmf_signals where as_of_date = ? and signal_id = 'total_count_drop'", [DAYS[1]]) == [(True,)]

@@ -23,6 +23,12 @@ events as (
 
 ),
 
+keyed as (
+
+    select * from {{ ref('int_registrations_keyed') }}
+
+),
+
 event_counts as (
 
     select
@@ -68,6 +74,35 @@ duplicate_numbers as (
 
 ),
 
+identity_pairs as (
+
+    {#- A registration that left and one that arrived under the same ingredient and applicant
+        (comparison keys) look like one record whose identity broke: count the pairs. -#}
+    select
+        events.load_id,
+        keyed.ingredient_name_key,
+        keyed.applicant_key,
+        least(
+            count(*) filter (where events.event_type = 'WITHDRAWN'),
+            count(*) filter (where events.event_type = 'NEW')
+        ) as pairs
+
+    from events
+    inner join keyed
+        on events.record_id = keyed.record_id
+    where events.event_type in ('NEW', 'WITHDRAWN')
+    group by 1, 2, 3
+
+),
+
+identity_churn as (
+
+    select load_id, sum(pairs) as identity_churn_pairs
+    from identity_pairs
+    group by load_id
+
+),
+
 ambiguous as (
 
     select loads.load_id, count(*) as ambiguous_records
@@ -93,13 +128,15 @@ combined as (
         item_quality.{{ field }}_null_pct,
         {%- endfor %}
         coalesce(duplicate_numbers.duplicate_number_groups, 0) as duplicate_number_groups,
-        coalesce(ambiguous.ambiguous_records, 0) as ambiguous_records
+        coalesce(ambiguous.ambiguous_records, 0) as ambiguous_records,
+        coalesce(identity_churn.identity_churn_pairs, 0) as identity_churn_pairs
 
     from loads
     left join event_counts on loads.load_id = event_counts.load_id
     left join item_quality on loads.load_id = item_quality.load_id
     left join duplicate_numbers on loads.load_id = duplicate_numbers.load_id
     left join ambiguous on loads.load_id = ambiguous.load_id
+    left join identity_churn on loads.load_id = identity_churn.load_id
 
 ),
 

@@ -24,6 +24,44 @@ catalog as (
 
 {%- set min_history = var('signal_min_history') %}
 
+fill_rates as (
+
+    {#- Each field's fill rate (non-null share, in percent) today and on the previous load. -#}
+    {%- for field in registration_fields() %}
+    select
+        load_id,
+        '{{ field }}' as field_name,
+        100 - {{ field }}_null_pct as fill_pct,
+        100 - previous_{{ field }}_null_pct as previous_fill_pct
+    from metrics
+    {% if not loop.last %}
+    union all
+    {% endif %}
+    {%- endfor %}
+
+),
+
+fill_drops as (
+
+    select
+        load_id,
+        max_by(field_name, previous_fill_pct - fill_pct) as worst_field,
+        max_by(fill_pct, previous_fill_pct - fill_pct) as worst_fill_pct,
+        max_by(previous_fill_pct, previous_fill_pct - fill_pct) as worst_previous_fill_pct,
+        max(previous_fill_pct - fill_pct) as worst_drop_points,
+        string_agg(
+            case when previous_fill_pct - fill_pct > {{ var('field_fill_collapse_points') }} then
+                field_name || ' ' || cast(round(previous_fill_pct, 1) as varchar) || '% → '
+                || cast(round(fill_pct, 1) as varchar) || '%'
+            end,
+            ', ' order by field_name
+        ) as collapsed_fields
+
+    from fill_rates
+    group by load_id
+
+),
+
 observations as (
 
     select load_id, as_of_date, 'total_count_drop' as signal_id,
@@ -53,6 +91,43 @@ observations as (
         changed_count || ' CHANGED of ' || coalesce(cast(previous_record_count as varchar), '-')
             || ' registrations, gate above ' || cast(100 * {{ var('all_changed_ratio') }} as varchar) || '%'
     from metrics
+
+    union all
+
+    select load_id, as_of_date, 'withdrawn_share',
+        round(withdrawn_count / nullif(previous_record_count, 0), 4),
+        {{ var('withdrawn_share_ratio') }},
+        previous_record_count is not null
+            and withdrawn_count > {{ var('withdrawn_share_ratio') }} * previous_record_count,
+        withdrawn_count || ' WITHDRAWN of ' || coalesce(cast(previous_record_count as varchar), '-')
+            || ' registrations in the last accepted load, gate above '
+            || cast(100 * {{ var('withdrawn_share_ratio') }} as varchar) || '%'
+    from metrics
+
+    union all
+
+    select load_id, as_of_date, 'identity_churn',
+        round(identity_churn_pairs / nullif(previous_record_count, 0), 4),
+        {{ var('identity_churn_ratio') }},
+        previous_record_count is not null
+            and identity_churn_pairs > {{ var('identity_churn_ratio') }} * previous_record_count,
+        identity_churn_pairs || ' WITHDRAWN matched by a NEW of the same ingredient and applicant, of '
+            || coalesce(cast(previous_record_count as varchar), '-')
+            || ' registrations, gate above ' || cast(100 * {{ var('identity_churn_ratio') }} as varchar) || '%'
+    from metrics
+
+    union all
+
+    select metrics.load_id, metrics.as_of_date, 'field_fill_collapse',
+        round(fill_drops.worst_fill_pct, 2),
+        round(fill_drops.worst_previous_fill_pct, 2),
+        coalesce(fill_drops.worst_drop_points > {{ var('field_fill_collapse_points') }}, false),
+        'fill rate (non-empty share) of '
+            || coalesce(fill_drops.worst_field, '-') || ' today vs the last accepted load; gate at a fall of more than '
+            || {{ var('field_fill_collapse_points') }} || ' points'
+            || coalesce('; collapsed: ' || fill_drops.collapsed_fields, '')
+    from metrics
+    left join fill_drops on metrics.load_id = fill_drops.load_id
 
     union all
 

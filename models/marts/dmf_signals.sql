@@ -15,6 +15,12 @@ recorded_rejections as (
 
 ),
 
+catalog as (
+
+    select * from {{ ref('signal_catalog') }}
+
+),
+
 signals as (
 
     select
@@ -53,6 +59,19 @@ signals as (
 
     from recorded_rejections
 
+),
+
+described as (
+
+    select
+        signals.*,
+        catalog.description_ko,
+        catalog.what_to_check_ko
+
+    from signals
+    left join catalog
+        on signals.signal_id = catalog.signal_id
+
 )
 
-select * from signals
+select * from described

@@ -5,7 +5,8 @@ and `dmf sim serve` (steered from another shell) all describe failures the same 
 
     http500:2,http503:1,http429:1@retry_after=1,slow:0.5@times=2,drop:1,xml_code:30,
     truncate_last_page,total_count_shift:3,duplicate_across_pages,duplicate_shifting,
-    empty_page:3,items_shape:single,camelcase_keys,extra_key:remark
+    empty_page:3,items_shape:single,camelcase_keys,extra_key:remark,
+    permit_no_separator:_,null_field:BIZRNO,oversized_page
 
 Transient faults (http500, http503, http429, drop, and slow/xml_code when given `@times=n`) fire
 the given number of times and then stop, so a client that retries succeeds. Everything else is
@@ -31,6 +32,17 @@ permanent: it shapes every answer for as long as it is set.
                                  its fields.
 - ``extra_key[:name]``           the first item of every page carries one more key (default
                                  ``newField``) with a text value: an API that grew a field.
+
+Faults that look complete (every page answers, the count is right, the data is wrong), for the
+integrity gates that must catch what the loader cannot:
+
+- ``permit_no_separator:c``      every registration number has its ``-`` replaced by c (a format
+                                 change at the source: every identity by number breaks).
+- ``null_field:F[+G...]``        field F (and G...) is null in every record (the API stopped
+                                 sending it, or renamed it in a way the loader cannot see).
+- ``oversized_page[:p]``         page p (default 1) answers twice the rows asked (1,000 when 500
+                                 were asked): the positions of its records collide with the next
+                                 page's, so the loader marks the load incomplete.
 """
 from __future__ import annotations
 
@@ -65,6 +77,9 @@ class Faults:
     items_shape: str = "object"
     camelcase_keys: bool = False
     extra_key: str | None = None
+    permit_no_separator: str | None = None
+    null_fields: tuple[str, ...] = ()
+    oversized_page: int | None = None
 
     @classmethod
     def parse(cls, spec: str | None) -> "Faults":
@@ -120,7 +135,25 @@ class Faults:
             parts.append("camelcase_keys")
         if self.extra_key is not None:
             parts.append(f"extra_key:{self.extra_key}")
+        if self.permit_no_separator is not None:
+            parts.append(f"permit_no_separator:{self.permit_no_separator}")
+        if self.null_fields:
+            parts.append(f"null_field:{'+'.join(self.null_fields)}")
+        if self.oversized_page is not None:
+            parts.append("oversized_page" if self.oversized_page == 1 else f"oversized_page:{self.oversized_page}")
         return ",".join(parts)
+
+    def reshape_item(self, item: dict[str, Any]) -> dict[str, Any]:
+        """The record as served under the data faults (a copy; the registry is not touched)."""
+        if self.permit_no_separator is None and not self.null_fields:
+            return item
+        served = dict(item)
+        if self.permit_no_separator is not None and served.get("DMF_PERMIT_NO"):
+            served["DMF_PERMIT_NO"] = served["DMF_PERMIT_NO"].replace("-", self.permit_no_separator)
+        for name in self.null_fields:
+            if name in served:
+                served[name] = None
+        return served
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -183,6 +216,19 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
         if arg not in ITEMS_SHAPES:
             raise ValueError(f"shape must be one of {', '.join(ITEMS_SHAPES)}")
         values["items_shape"] = arg
+    elif name == "permit_no_separator":
+        if len(arg) != 1 or arg == "-":
+            raise ValueError("give one character other than '-', e.g. permit_no_separator:_")
+        values["permit_no_separator"] = arg
+    elif name == "null_field":
+        names = tuple(part.strip().upper() for part in arg.split("+") if part.strip())
+        if not names:
+            raise ValueError("name the field, e.g. null_field:BIZRNO")
+        values["null_fields"] = tuple(values.get("null_fields", ())) + names
+    elif name == "oversized_page":
+        values["oversized_page"] = _count(arg, default=1)
+        if values["oversized_page"] < 1:
+            raise ValueError("pages are numbered from 1")
     else:
         known = ", ".join(f.name for f in fields(Faults))
         raise ValueError(f"unknown fault {name!r} (known: {known})")

@@ -286,7 +286,8 @@ class _Handler(BaseHTTPRequestHandler):
                 code = "00"
                 listing = state.listing()
                 total = len(listing)
-                page_items = listing[(page_no - 1) * rows: page_no * rows]
+                served_rows = 2 * rows if faults.oversized_page == page_no else rows
+                page_items = listing[(page_no - 1) * rows: (page_no - 1) * rows + served_rows]
                 if faults.duplicate_shifting and page_no == 1:
                     state.shift()
         if page_items is None:
@@ -302,7 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
             cut = faults.truncate_last_page or max(1, len(page_items) // 2)
             page_items = page_items[: max(0, len(page_items) - cut)]
 
-        page_items = _rekey(page_items, faults)
+        page_items = _rekey([faults.reshape_item(item) for item in page_items], faults)
         if (arg("type") or "").lower() != "json":
             self._send(200, _list_xml(page_items, page_no, rows, total), "text/xml;charset=UTF-8")
             return

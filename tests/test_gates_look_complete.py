@@ -1,0 +1,100 @@
+"""Loads that look complete but are wrong (every page answered, the count is right) are stopped
+by gates that need no history: a WITHDRAWN share, an identity churn and a field fill collapse.
+Real runs: the simulator over HTTP, dlt into DuckDB, dbt build, the xlsx read back."""
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, timedelta
+
+import openpyxl
+import pytest
+
+from conftest import SERVICE_KEY, StaticSource
+from pipelines.simulator.registry import SyntheticRegistry
+from pipelines.simulator.truth import compare_day
+from scenarios import query, run_days
+
+START = date(2026, 11, 2)
+DAYS = [START + timedelta(days=n) for n in range(3)]
+IDENTITY_BREAK = "permit_no_separator:_,null_field:BIZRNO"
+
+
+def _sheet_text(path) -> str:
+    sheet = openpyxl.load_workbook(path, read_only=True)["요약"]
+    return "\n".join(str(cell) for row in sheet.iter_rows(values_only=True) for cell in row if cell is not None)
+
+
+@pytest.fixture(scope="module")
+def identity_break(tmp_path_factory):
+    """Day 2 serves every number with `_` for `-` and no BIZRNO; days 1 and 3 are normal."""
+    root = tmp_path_factory.mktemp("identity_break")
+    from pipelines.config import load_settings
+
+    settings = load_settings({}).with_paths(
+        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+    )
+    settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
+    registry = SyntheticRegistry(seed=5, size=1500, start_date=START)
+    outcomes = run_days(settings, registry, [(DAYS[0], None), (DAYS[1], IDENTITY_BREAK), (DAYS[2], None)], SERVICE_KEY)
+    return settings, registry, outcomes
+
+
+def test_reformatted_numbers_and_missing_bizrno_are_rejected_by_the_new_gates(identity_break):
+    settings, _, outcomes = identity_break
+    assert [o.exit_code for o in outcomes] == [0, 2, 0]
+    verdict, gates = query(settings, "select verdict, rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]])[0]
+    assert verdict == "rejected"
+    assert {"withdrawn_share", "identity_churn", "field_fill_collapse"} <= set(gates.split(","))
+    assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAYS[1]]) == [(0,)]
+    observed, baseline, text = query(
+        settings,
+        "select observed, baseline, baseline_text from marts.dmf_signals where as_of_date = ? and signal_id = 'field_fill_collapse'",
+        [DAYS[1]],
+    )[0]
+    assert (observed, baseline) == (0.0, 100.0)
+    assert "applicant_bizrno" in text
+
+
+def test_the_normal_day_after_an_identity_break_matches_the_truth_without_false_withdrawals(identity_break):
+    settings, registry, _ = identity_break
+    assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[2]]) == [(DAYS[0],)]
+    day = compare_day(settings.duckdb_path, registry, DAYS[2])
+    assert day.matches, (day.missing, day.extra, day.wrong_fields)
+    assert sum(day.published.values()) > 0
+    assert day.published["WITHDRAWN"] == day.expected["WITHDRAWN"] < 10
+
+
+def test_the_rejected_days_report_names_the_new_gates_in_korean_with_observed_and_baseline(identity_break):
+    settings, _, outcomes = identity_break
+    text = _sheet_text(outcomes[1].reports[0])
+    for gate in ("withdrawn_share", "identity_churn", "field_fill_collapse"):
+        assert gate in text
+    assert "취하 건수가 마지막 반영 적재 등록의 1%를 넘었습니다" in text
+    assert "채움률" in text
+
+
+def test_a_field_null_in_every_real_record_is_a_fill_collapse(real_sample, tmp_settings):
+    settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
+    assert all(len(record) == 9 and record["MNFCTR_NAME"] for record in real_sample[:5])
+    outcomes = run_days(
+        settings, StaticSource(real_sample, start_date=DAYS[0]),
+        [(DAYS[0], None), (DAYS[1], "null_field:MNFCTR_NAME")], SERVICE_KEY,
+    )
+    assert [o.exit_code for o in outcomes] == [0, 2]
+    gates = query(settings, "select rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]])[0][0]
+    assert "field_fill_collapse" in gates.split(",")
+    assert query(settings, "select count(*) from marts.dmf_events") == [(0,)]
+    text = query(settings, "select baseline_text from marts.dmf_signals where as_of_date = ? and signal_id = 'field_fill_collapse'", [DAYS[1]])[0][0]
+    assert "manufacturer 100.0% → 0.0%" in text
+
+
+def test_the_new_gates_stay_quiet_on_a_normal_simulated_week(tmp_settings):
+    settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
+    registry = SyntheticRegistry(seed=9, size=1200, start_date=START)
+    days = [START + timedelta(days=n) for n in range(4)]
+    outcomes = run_days(settings, registry, [(day, None) for day in days], SERVICE_KEY)
+    assert [o.exit_code for o in outcomes] == [0, 0, 0, 0]
+    fired = query(settings, "select signal_id from marts.dmf_signals where fired and signal_id in "
+                            "('withdrawn_share', 'identity_churn', 'field_fill_collapse')")
+    assert fired == []
+    assert query(settings, "select count(*) from marts.dmf_signals where signal_id = 'withdrawn_share'") == [(4,)]

@@ -1,4 +1,4 @@
-{#- The loads that can take part in the history: complete, not rejected by a gate earlier, and
+{#- The loads that can take part in the history: complete with every item row stored, not rejected by a gate earlier, and
     the newest complete load of its date when a date was loaded again. Each gets its place in
     the sequence and the load it is compared with (the previous one in the sequence). -#}
 
@@ -25,7 +25,7 @@ complete_loads as (
         ) as rank_within_date
 
     from load_runs
-    where fetch_status = 'complete'
+    where is_usable
         and load_id not in (select load_id from rejected_loads)
 
 ),

@@ -50,12 +50,14 @@ loads as (
         load_runs.load_id,
         load_runs.as_of_date,
         case
-            when load_runs.fetch_status = 'complete' and gate_rejections.load_id is null
+            when load_runs.is_usable and gate_rejections.load_id is null
                 and (sequence.load_id is not null) then 'accepted'
             else 'rejected'
         end as verdict,
         case
             when load_runs.fetch_status <> 'complete' then load_runs.fetch_status || ': ' || load_runs.reason
+            when not load_runs.is_usable then 'incomplete: only ' || load_runs.stored_item_count || ' of '
+                || load_runs.distinct_count || ' records were stored (the load was cut short while writing)'
             when gate_rejections.load_id is not null then 'integrity gate: ' || gate_rejections.gate_reason
             when sequence.load_id is null then 'superseded by a later complete load of the same date'
         end as reason,

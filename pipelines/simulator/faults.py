@@ -40,9 +40,10 @@ integrity gates that must catch what the loader cannot:
                                  change at the source: every identity by number breaks).
 - ``null_field:F[+G...]``        field F (and G...) is null in every record (the API stopped
                                  sending it, or renamed it in a way the loader cannot see).
-- ``oversized_page[:p]``         page p (default 1) answers twice the rows asked (1,000 when 500
-                                 were asked): the positions of its records collide with the next
-                                 page's, so the loader marks the load incomplete.
+- ``oversized_page``             every page answers twice the rows asked (1,000 when 500 were
+                                 asked, the list paged by 1,000): the positions the client gives
+                                 page 2's records collide with page 1's, so the load is rejected
+                                 and its raw rows must never reach staging.
 """
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ class Faults:
     extra_key: str | None = None
     permit_no_separator: str | None = None
     null_fields: tuple[str, ...] = ()
-    oversized_page: int | None = None
+    oversized_page: bool = False
 
     @classmethod
     def parse(cls, spec: str | None) -> "Faults":
@@ -139,8 +140,8 @@ class Faults:
             parts.append(f"permit_no_separator:{self.permit_no_separator}")
         if self.null_fields:
             parts.append(f"null_field:{'+'.join(self.null_fields)}")
-        if self.oversized_page is not None:
-            parts.append("oversized_page" if self.oversized_page == 1 else f"oversized_page:{self.oversized_page}")
+        if self.oversized_page:
+            parts.append("oversized_page")
         return ",".join(parts)
 
     def reshape_item(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -202,7 +203,7 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
         values["truncate_last_page"] = _count(arg, default=0)
     elif name == "total_count_shift":
         values["total_count_shift"] = int(arg) if arg else 3
-    elif name in ("duplicate_across_pages", "duplicate_shifting", "camelcase_keys"):
+    elif name in ("duplicate_across_pages", "duplicate_shifting", "camelcase_keys", "oversized_page"):
         values[name] = True
     elif name == "empty_page":
         values["empty_page"] = _count(arg)
@@ -225,10 +226,6 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
         if not names:
             raise ValueError("name the field, e.g. null_field:BIZRNO")
         values["null_fields"] = tuple(values.get("null_fields", ())) + names
-    elif name == "oversized_page":
-        values["oversized_page"] = _count(arg, default=1)
-        if values["oversized_page"] < 1:
-            raise ValueError("pages are numbered from 1")
     else:
         known = ", ".join(f.name for f in fields(Faults))
         raise ValueError(f"unknown fault {name!r} (known: {known})")

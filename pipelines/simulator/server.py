@@ -286,8 +286,8 @@ class _Handler(BaseHTTPRequestHandler):
                 code = "00"
                 listing = state.listing()
                 total = len(listing)
-                served_rows = 2 * rows if faults.oversized_page == page_no else rows
-                page_items = listing[(page_no - 1) * rows: (page_no - 1) * rows + served_rows]
+                served_rows = 2 * rows if faults.oversized_page else rows
+                page_items = listing[(page_no - 1) * served_rows: page_no * served_rows]
                 if faults.duplicate_shifting and page_no == 1:
                     state.shift()
         if page_items is None:

@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('mfds', 'load_runs') }}
+    select * from {{ ref('base_mfds__load_runs') }}
 
 ),
 
@@ -26,7 +26,11 @@ renamed as (
         attempts,
         result_codes,
         source_url,
-        {{ column_or_null(source('mfds', 'load_runs'), 'schema_drift') }}
+        schema_drift,
+        stored_item_count,
+        -- only a complete load whose item rows are all stored may be read: anything else a
+        -- failed or cut-short load wrote stays in raw for inspection and is never built on
+        fetch_status = 'complete' and stored_item_count = distinct_count as is_usable
 
     from source
 

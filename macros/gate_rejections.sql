@@ -52,7 +52,7 @@
             description,
             current_timestamp
         from {{ signals }}
-        where load_id in (select load_id from {{ signals }} where is_gate and fired)
+        where load_id in (select load_id from {{ signals }} where is_gate and fired and not accepted_by_person)
             and load_id not in (select load_id from {{ raw_schema() }}.rejected_load_signals)
     {%- else -%}
         select 1

@@ -76,6 +76,13 @@ def parser() -> argparse.ArgumentParser:
     doctor.add_argument("--fix", action="store_true",
                         help="create the batch workspace and merge the permission deny block into agy's settings")
 
+    for verb, help_text in (("accept", "publish a complete load a gate rejected, after checking it against the MFDS site"),
+                            ("reject", "withdraw a published day found bad later (the next day compares with the one before)")):
+        decide = commands.add_parser(f"{verb}-load", help=help_text)
+        decide.add_argument("--as-of", type=_as_of, required=True, metavar="YYYY-MM-DD", help="the day whose latest load is decided on")
+        decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
+        decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
+
     explain = commands.add_parser("explain-anomaly", help="ask agy again to explain a past day's signals")
     _add_as_of(explain)
 
@@ -128,8 +135,12 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(enrich_day(settings, as_of).summary())
         return 0
     if args.command == "report":
+        from pipelines.build import unpublishable_reason
         from reports.daily import render_daily
         from reports.weekly import render_weekly
+        problem = unpublishable_reason(settings)
+        if problem:
+            raise DmfError(problem)
         print((render_weekly if args.weekly else render_daily)(settings, as_of))
         return 0
     if args.command == "doctor":
@@ -145,6 +156,9 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         for check in checks:
             print(f"{'ok ' if check.ok else 'BAD'}  {check.name}: {check.message}")
         return 0 if all(check.ok for check in checks) else 1
+    if args.command in ("accept-load", "reject-load"):
+        from pipelines.decisions import decide_load
+        return decide_load(settings, args.as_of, args.command.split("-")[0], args.by, args.reason)
     if args.command == "explain-anomaly":
         from enrich.anomaly import explain_anomaly
         print(explain_anomaly(settings, as_of).summary())

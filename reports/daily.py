@@ -442,6 +442,8 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
         verdict_text, verdict_fmt = "거부 — 반영되지 않음", f.bad
     elif data["is_baseline"]:
         verdict_text, verdict_fmt = "기준선 설정", f.ok
+    elif (load or {}).get("decision") == "accept":
+        verdict_text, verdict_fmt = "반영 — 게이트 발동 후 사람이 승인", f.ok
     else:
         verdict_text, verdict_fmt = "정상 반영", f.ok
     facts = [
@@ -475,7 +477,9 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
         r += 3
     elif verdict == "rejected":
         r = _rejected_block(ws, f, r, data)
-    elif data["is_baseline"]:
+    elif load.get("decision") == "accept":
+        r = _accepted_by_person_block(ws, f, r, load)
+    if load is not None and verdict != "rejected" and data["is_baseline"]:
         registry = (summary or {}).get("registry_count")
         merged_text(ws, r, 0, r + 1, 7,
                     "기준선 설정 — 첫 정상 적재의 등록 현황"
@@ -535,11 +539,32 @@ def _col(index: int) -> str:
     return xl_col_to_name(index)
 
 
+def decision_text(load: dict) -> str:
+    """A person's decision on the load, as the report states it (who, why, when)."""
+    when = load.get("decided_at")
+    stamp = f", {when:%Y-%m-%d %H:%M} UTC" if hasattr(when, "strftime") else ""
+    if load.get("decision") == "accept":
+        return (f"{load.get('decided_by')} 님이 게이트 발동 후 승인함 (사유: {load.get('decision_reason')}{stamp}). "
+                f"발동한 게이트: {load.get('rejected_gates') or '-'} — 신호는 무결성신호 시트에 그대로 표시됩니다.")
+    return (f"{load.get('decided_by')} 님이 반영을 취소함 (사유: {load.get('decision_reason')}{stamp}). "
+            "다음 적재는 그 이전의 반영 적재와 비교됩니다.")
+
+
+def _accepted_by_person_block(ws: Worksheet, f: Formats, r: int, load: dict) -> int:
+    merged_text(ws, r, 0, r + 1, 7, "사람 승인 — " + decision_text(load), f.warn)
+    ws.set_row(r, 24)
+    ws.set_row(r + 1, 24)
+    return r + 3
+
+
 def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     load = data["load"] or {}
     previous = load.get("previous_accepted_as_of")
-    text = ("적재 거부 — 무결성 게이트가 오늘 적재를 거부했습니다. 이 날의 데이터는 반영되지 않았고 "
-            "이벤트도 발행하지 않았습니다.")
+    if load.get("decision") == "reject":
+        text = "적재 거부 — " + decision_text(load) + " 이 날의 이벤트는 발행하지 않습니다."
+    else:
+        text = ("적재 거부 — 무결성 게이트가 오늘 적재를 거부했습니다. 이 날의 데이터는 반영되지 않았고 "
+                "이벤트도 발행하지 않았습니다.")
     if previous:
         text += f" 다음 정상 적재는 마지막 반영 적재({previous:%Y-%m-%d})와 비교됩니다."
     merged_text(ws, r, 0, r + 1, 7, text, f.bad)
@@ -554,6 +579,8 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     if drift is not None:
         r = drift_rows(ws, f, r, drift, data.get("drift_run"))
     r += 1
+    if load.get("decision") == "reject" and not data["gates"]:
+        return r  # a person's rejection: no gate to list, the banner above says who and why
     ws.write_string(r, 0, "거부한 게이트", f.section)
     r += 1
     gates = list(data["gates"])

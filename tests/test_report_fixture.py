@@ -59,7 +59,8 @@ create table marts.dmf_loads (
     previous_accepted_load_id varchar, previous_accepted_as_of date, total_count integer,
     fetched_count integer, distinct_count integer, duplicate_count integer, pages integer,
     requests integer, retries integer, duration_s double, started_at timestamptz,
-    finished_at timestamptz, rejected_gates varchar
+    finished_at timestamptz, rejected_gates varchar, decision varchar, decided_by varchar,
+    decision_reason varchar, decided_at timestamptz
 );
 create table marts.dmf_events (
     event_id varchar, as_of_date date, load_id varchar, dmf_key varchar, permit_no varchar,
@@ -77,7 +78,8 @@ create table marts.dmf_event_field_changes (
 create table marts.dmf_signals (
     as_of_date date, load_id varchar, signal_id varchar, is_gate boolean, fired boolean,
     severity varchar, observed double, baseline double, baseline_text varchar,
-    window_text varchar, context varchar, description varchar
+    window_text varchar, context varchar, description varchar, description_ko varchar,
+    what_to_check_ko varchar
 );
 create table marts.dmf_registrations (
     dmf_key varchar, permit_no varchar, ingredient_name varchar, applicant varchar,
@@ -471,7 +473,8 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
     _populate(b, bulk_day_events)
     with duckdb.connect(str(path)) as con:
         con.execute(DDL)
-        con.executemany("insert into marts.dmf_loads values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        con.executemany("insert into marts.dmf_loads select ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                        "null, null, null, null",
                         b.loads)
         _bulk_insert(con, "marts.dmf_events", b.events, path)
         change_cols = ["as_of_date", "dmf_key", "permit_no", "field_name", "before_value",
@@ -479,8 +482,16 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
                        "severity_rank", "on_watchlist"]
         _bulk_insert(con, "marts.dmf_event_field_changes",
                      [dict(zip(change_cols, row)) for row in b.changes], path)
-        con.executemany("insert into marts.dmf_signals values (?,?,?,?,?,?,?,?,?,?,?,?)",
+        con.executemany("insert into marts.dmf_signals select ?,?,?,?,?,?,?,?,?,?,?,?, null, null",
                         b.signals)
+        # the Korean texts come from the seed, as in the dbt-built mart
+        con.execute(
+            "update marts.dmf_signals set description_ko = catalog.description_ko, "
+            "what_to_check_ko = catalog.what_to_check_ko "
+            "from read_csv(?, header = true, all_varchar = true) as catalog "
+            "where catalog.signal_id = dmf_signals.signal_id",
+            [str(Path(__file__).resolve().parents[1] / "seeds" / "signal_catalog.csv")],
+        )
         con.execute(
             "insert into marts.dmf_watchlist_unmatched values (?, ?, ?, ?)",
             [RICH_DAY, "=SUM(1)", "ingredient", json.dumps(["스말", "+섬"], ensure_ascii=False)])
@@ -497,7 +508,8 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
 CONTRACT_COLUMNS = {
     "dmf_loads": "load_id as_of_date verdict reason is_baseline previous_accepted_load_id "
                  "previous_accepted_as_of total_count fetched_count distinct_count duplicate_count "
-                 "pages requests retries duration_s started_at finished_at rejected_gates",
+                 "pages requests retries duration_s started_at finished_at rejected_gates "
+                 "decision decided_by decision_reason decided_at",
     "dmf_events": "event_id as_of_date load_id dmf_key permit_no event_type severity "
                   "severity_rank rule_priority on_watchlist watch_terms ingredient_name applicant "
                   "applicant_bizrno manufacturer manufacture_place countries permit_date "
@@ -505,7 +517,7 @@ CONTRACT_COLUMNS = {
     "dmf_event_field_changes": "as_of_date dmf_key permit_no field_name before_value after_value "
                                "change_kind change_detail severity severity_rank on_watchlist",
     "dmf_signals": "as_of_date load_id signal_id is_gate fired severity observed baseline "
-                   "baseline_text window_text context description",
+                   "baseline_text window_text context description description_ko what_to_check_ko",
     "dmf_daily_summary": "as_of_date load_id verdict reason is_baseline registry_count new_count "
                          "changed_count withdrawn_count event_count critical_count high_count "
                          "medium_count info_count cosmetic_count watchlist_hit_count "

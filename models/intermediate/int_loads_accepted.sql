@@ -1,4 +1,4 @@
-{#- The loads whose events may be published: in the sequence and fired no gate. Every model
+{#- The loads whose events may be published: in the sequence and fired no gate (or a person accepted it after one fired). Every model
     that publishes events or the registry selects from here, so a failing gate test on
     int_load_signals makes `dbt build` skip them all. -#}
 
@@ -14,7 +14,7 @@ gated as (
 
     select distinct load_id
     from {{ ref('int_load_signals') }}
-    where is_gate and fired
+    where is_gate and fired and not accepted_by_person
 
 )
 

@@ -1,5 +1,5 @@
-{#- The loads that can take part in the history: complete with every item row stored, not rejected by a gate earlier, and
-    the newest complete load of its date when a date was loaded again. Each gets its place in
+{#- The loads that can take part in the history: complete with every item row stored, not rejected
+    by a gate earlier (unless a person accepted it since) nor by a person, and the newest complete load of its date when a date was loaded again. Each gets its place in
     the sequence and the load it is compared with (the previous one in the sequence). -#}
 
 with
@@ -16,17 +16,31 @@ rejected_loads as (
 
 ),
 
+decisions as (
+
+    select * from {{ ref('int_load_decisions') }}
+
+),
+
 complete_loads as (
 
     select
         load_runs.*,
+        coalesce(decisions.decision = 'accept', false) as accepted_by_person,
         row_number() over (
-            partition by as_of_date order by finished_at desc, load_id desc
+            partition by load_runs.as_of_date order by load_runs.finished_at desc, load_runs.load_id desc
         ) as rank_within_date
 
     from load_runs
-    where is_usable
-        and load_id not in (select load_id from rejected_loads)
+    left join decisions
+        on load_runs.load_id = decisions.load_id
+    where load_runs.is_usable
+        -- a person's decision overrules the gates: accepted comes back, rejected leaves
+        and coalesce(decisions.decision, '') <> 'reject'
+        and (
+            load_runs.load_id not in (select load_id from rejected_loads)
+            or decisions.decision = 'accept'
+        )
 
 ),
 
@@ -41,6 +55,7 @@ sequenced as (
         duplicate_count,
         duration_s,
         retries,
+        accepted_by_person,
         row_number() over (order by as_of_date) as load_seq
 
     from complete_loads

@@ -1,5 +1,6 @@
 {#- One row per load attempt with its final verdict: accepted when the fetch was complete and
-    no integrity gate rejected it, rejected otherwise (with the reason). -#}
+    no integrity gate rejected it (or a person accepted it after one did), rejected otherwise
+    (with the reason); a person's latest decision on the load is carried along. -#}
 
 with
 
@@ -12,6 +13,12 @@ load_runs as (
 sequence as (
 
     select * from {{ ref('int_loads_sequenced') }}
+
+),
+
+decisions as (
+
+    select * from {{ ref('int_load_decisions') }}
 
 ),
 
@@ -50,12 +57,16 @@ loads as (
         load_runs.load_id,
         load_runs.as_of_date,
         case
-            when load_runs.is_usable and gate_rejections.load_id is null
-                and (sequence.load_id is not null) then 'accepted'
+            when load_runs.is_usable and sequence.load_id is not null
+                and (gate_rejections.load_id is null or decisions.decision = 'accept') then 'accepted'
             else 'rejected'
         end as verdict,
         case
             when load_runs.fetch_status <> 'complete' then load_runs.fetch_status || ': ' || load_runs.reason
+            when decisions.decision = 'reject' and load_runs.is_usable
+                then 'rejected by ' || decisions.decided_by || ': ' || decisions.decision_reason
+            when decisions.decision = 'accept' and gate_rejections.load_id is not null and sequence.load_id is not null
+                then null
             when not load_runs.is_usable then 'incomplete: only ' || load_runs.stored_item_count || ' of '
                 || load_runs.distinct_count || ' records were stored (the load was cut short while writing)'
             when gate_rejections.load_id is not null then 'integrity gate: ' || gate_rejections.gate_reason
@@ -77,13 +88,19 @@ loads as (
         load_runs.duration_s,
         load_runs.started_at,
         load_runs.finished_at,
-        load_runs.schema_drift
+        load_runs.schema_drift,
+        decisions.decision,
+        decisions.decided_by,
+        decisions.decision_reason,
+        decisions.decided_at
 
     from load_runs
     left join gate_rejections
         on load_runs.load_id = gate_rejections.load_id
     left join sequence
         on load_runs.load_id = sequence.load_id
+    left join decisions
+        on load_runs.load_id = decisions.load_id
     left join previous_accepted
         on load_runs.load_id = previous_accepted.load_id
     left join sequence as previous_sequence

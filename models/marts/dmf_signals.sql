@@ -58,6 +58,8 @@ signals as (
         true as load_rejected
 
     from recorded_rejections
+    -- a load a person accepted after its gate fired is back in the sequence: show it once
+    where load_id not in (select load_id from current_signals)
 
 ),
 

@@ -16,3 +16,4 @@ select
 
 from {{ ref('int_load_signals') }}
 where is_gate and fired
+    and not accepted_by_person  -- `dmf accept-load`: a person checked it against the MFDS site

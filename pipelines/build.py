@@ -7,20 +7,31 @@ accepted state still published), so every later step sees a consistent warehouse
 
 dbt runs in a child process: it keeps its DuckDB handle open for the life of its process, and
 the loader, the AI step and the report open the same file right after.
+
+Every build's outcome is recorded in `mfds_raw.build_runs` (append-only), so that `dmf report`
+can refuse to render marts a failed build left behind and say what to fix.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import duckdb
 
 from pipelines.config import Settings
 from pipelines.errors import DmfError
+from pipelines.mfds.settings import DATASET_NAME
 from pipelines.storage import is_write_failure_text, write_failure_message
 
+log = logging.getLogger(__name__)
+
 GATE_TEST = "assert_no_integrity_gate_fired"
+BUILD_RUNS_TABLE = "build_runs"
 
 
 @dataclass(frozen=True)
@@ -78,13 +89,87 @@ def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildO
 
 
 def build(settings: Settings, *, full_refresh: bool = False) -> BuildOutcome:
-    """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it."""
+    """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it.
+
+    The outcome is recorded in the warehouse whatever it is, a dbt that could not run included.
+    """
+    started = datetime.now(timezone.utc)
+    try:
+        outcome, consistent = _build(settings, full_refresh)
+    except DmfError as error:
+        record_build(settings, started, consistent=False, gate_fired=False, failures=[str(error)],
+                     full_refresh=full_refresh)
+        raise
+    record_build(settings, started, consistent=consistent, gate_fired=outcome.gate_fired,
+                 failures=outcome.failures, full_refresh=full_refresh)
+    return outcome
+
+
+def _build(settings: Settings, full_refresh: bool) -> tuple[BuildOutcome, bool]:
+    """The outcome, and whether the marts are consistent (passed, or a gate's rejection shown)."""
     extra = ("--full-refresh",) if full_refresh else ()
     results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
     results_path.unlink(missing_ok=True)
     outcome = _outcome(settings, invoke_dbt(settings, "build", *extra))
     if not outcome.gate_fired:
-        return outcome
+        return outcome, outcome.success
     results_path.unlink(missing_ok=True)
     after = _outcome(settings, invoke_dbt(settings, "build", *extra))
-    return BuildOutcome(False, True, outcome.failures if after.success else after.failures, after.counts)
+    failures = outcome.failures if after.success else after.failures
+    return BuildOutcome(False, True, failures, after.counts), after.success
+
+
+def record_build(settings: Settings, started: datetime, *, consistent: bool, gate_fired: bool,
+                 failures: list[str], full_refresh: bool) -> None:
+    """Appends the build's outcome to mfds_raw.build_runs (success: the marts may be read)."""
+    if not settings.duckdb_path.is_file():
+        return  # dbt never got as far as creating the warehouse: nothing to record it in
+    try:
+        _append_build(settings, started, consistent, gate_fired, failures, full_refresh)
+    except (duckdb.Error, OSError):
+        # e.g. a full disk: the build's own failure (already a one-line error) must not be hidden
+        log.warning("could not record the build outcome in %s", settings.duckdb_path, exc_info=True)
+
+
+def _append_build(settings: Settings, started: datetime, consistent: bool, gate_fired: bool,
+                  failures: list[str], full_refresh: bool) -> None:
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        con.execute(f"create schema if not exists {DATASET_NAME}")
+        con.execute(
+            f"create table if not exists {DATASET_NAME}.{BUILD_RUNS_TABLE} ("
+            "started_at timestamp with time zone, finished_at timestamp with time zone, "
+            "success boolean, gate_fired boolean, full_refresh boolean, failures varchar)"
+        )
+        con.execute(
+            f"insert into {DATASET_NAME}.{BUILD_RUNS_TABLE} values (?, ?, ?, ?, ?, ?)",
+            [started, datetime.now(timezone.utc), consistent, gate_fired, full_refresh,
+             "; ".join(failures) or None],
+        )
+
+
+def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
+    row = con.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, table],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def unpublishable_reason(settings: Settings) -> str | None:
+    """Why the marts must not be read now (never built, or the last build failed); None if fine."""
+    if not settings.duckdb_path.is_file():
+        return f"the warehouse {settings.duckdb_path} does not exist; run `dmf build` first."
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not _table_exists(con, "marts", "dmf_loads"):
+            return f"the warehouse {settings.duckdb_path} has not been built; run `dmf build` first."
+        if not _table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE):
+            return None  # built before builds were recorded
+        row = con.execute(
+            f"select success, finished_at, failures from {DATASET_NAME}.{BUILD_RUNS_TABLE} "
+            "order by finished_at desc limit 1"
+        ).fetchone()
+    if row is None or row[0]:
+        return None
+    first = (row[2] or "unknown error").split("; ")[0]
+    return (f"the last build failed at {row[1].astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC ({first[:200]}); "
+            "fix that and run `dmf build`.")

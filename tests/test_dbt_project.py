@@ -80,7 +80,7 @@ def test_lineage_runs_from_source_to_report_exposure(replayed):
     [
         ("severity_rules.csv", lambda text: text.replace(",INFO,Another new", ",URGENT,Another new"), "accepted_values_severity_rules_severity"),
         ("severity_rules.csv", lambda text: text.replace("160,CHANGED,countries", "150,CHANGED,countries"), "unique_severity_rules_priority"),
-        ("severity_rules.csv", lambda text: "\n".join(l for l in text.splitlines() if not l.startswith(("150,", "999,"))) + "\n", "assert_every_event_has_a_severity"),
+        ("severity_rules.csv", lambda text: "\n".join(l for l in text.splitlines() if not l.startswith(("150,", "999,"))) + "\n", "assert_every_field_change_has_a_severity"),
     ],
 )
 def test_a_malformed_seed_edit_fails_the_build_with_a_named_test(replayed, tmp_path, seed, edit, failing_test):

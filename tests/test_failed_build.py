@@ -63,7 +63,9 @@ def header_only_rules(real_data_dir, tmp_path):
     return settings, dataclasses.replace(settings, project_dir=project), DaysSource(days)
 
 
+@pytest.mark.fault('a severity rules file with only its header')
 def test_a_header_only_rules_file_fails_the_build_and_leaves_no_null_severity_in_any_mart(header_only_rules):
+    """Build fails, no NULL severity in any marts table; the last good rows stay."""
     good, broken, _ = header_only_rules
     published = query(good, "select count(*) from marts.dmf_event_field_changes")[0][0]
     assert published > 0 and null_severity_rows(good) == {}
@@ -79,6 +81,7 @@ def test_a_header_only_rules_file_fails_the_build_and_leaves_no_null_severity_in
     assert (success, gate_fired) == (False, False) and "assert_every_field_change_has_a_severity" in failures
 
 
+@pytest.mark.fault('a severity rules file with only its header')
 def test_after_a_failed_build_report_refuses_in_one_line_and_run_renders_nothing(header_only_rules):
     good, broken, source = header_only_rules
     reports_before = sorted(p.name for p in good.reports_dir.iterdir())

@@ -39,7 +39,9 @@ def identity_break(tmp_path_factory):
     return settings, registry, outcomes
 
 
+@pytest.mark.fault('every registration number changes format (`-` → `_`) and BIZRNO turns null')
 def test_reformatted_numbers_and_missing_bizrno_are_rejected_by_the_new_gates(identity_break):
+    """Rejected with exit 2 and 0 events; withdrawn_share, identity_churn and field_fill_collapse named."""
     settings, _, outcomes = identity_break
     assert [o.exit_code for o in outcomes] == [0, 2, 0]
     verdict, gates = query(settings, "select verdict, rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]])[0]
@@ -55,7 +57,9 @@ def test_reformatted_numbers_and_missing_bizrno_are_rejected_by_the_new_gates(id
     assert "applicant_bizrno" in text
 
 
+@pytest.mark.fault('every registration number changes format (`-` → `_`) and BIZRNO turns null')
 def test_the_normal_day_after_an_identity_break_matches_the_truth_without_false_withdrawals(identity_break):
+    """The next normal day is compared with the last accepted one: exactly the simulator's truth, no false WITHDRAWN."""
     settings, registry, _ = identity_break
     assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[2]]) == [(DAYS[0],)]
     day = compare_day(settings.duckdb_path, registry, DAYS[2])
@@ -73,7 +77,9 @@ def test_the_rejected_days_report_names_the_new_gates_in_korean_with_observed_an
     assert "채움률" in text
 
 
+@pytest.mark.fault('the real 367 records with one field null everywhere')
 def test_a_field_null_in_every_real_record_is_a_fill_collapse(real_sample, tmp_settings):
+    """field_fill_collapse rejects it (exit 2, 0 events), the field named 100.0% → 0.0%."""
     settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
     assert all(len(record) == 9 and record["MNFCTR_NAME"] for record in real_sample[:5])
     outcomes = run_days(

@@ -7,6 +7,7 @@ import dataclasses
 from datetime import date, timedelta
 
 import duckdb
+import pytest
 
 from conftest import SERVICE_KEY
 from pipelines.build import build
@@ -20,7 +21,9 @@ START = date(2026, 11, 9)
 DAYS = [START + timedelta(days=n) for n in range(4)]
 
 
+@pytest.mark.fault('a page of 1,000 items when 500 were asked')
 def test_an_oversized_page_is_rejected_and_the_good_days_after_it_build_and_match_the_truth(tmp_settings):
+    """Rejected as incomplete, kept in raw; the good days after it build (exit 0) and match the truth."""
     settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
     registry = SyntheticRegistry(seed=13, size=1200, start_date=START)
 

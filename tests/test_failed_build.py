@@ -104,7 +104,7 @@ def test_after_a_failed_build_report_refuses_in_one_line_and_run_renders_nothing
 def test_report_on_an_unbuilt_warehouse_says_to_build_first(tmp_settings):
     missing = dmf(tmp_settings, "report", "--as-of", str(DAY_2))
     assert missing.returncode == 1 and "run `dmf build` first" in missing.stderr
-    tmp_settings.duckdb_path.parent.mkdir(parents=True)
+    tmp_settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)  # the lock file may have made it
     import duckdb
 
     duckdb.connect(str(tmp_settings.duckdb_path)).close()

@@ -98,6 +98,12 @@ def parser() -> argparse.ArgumentParser:
         decide.add_argument("--by", default=os.environ.get("USER", "unknown"), help="who decides")
         decide.add_argument("--note", default="", help="why")
 
+    notify = commands.add_parser("notify", help="send the day's messages and alerts (each only once)")
+    notify.add_argument("action", nargs="?", choices=["test"],
+                        help="`test`: a test message to every configured destination")
+    _add_as_of(notify)
+    notify.add_argument("--resend", action="store_true", help="send the day's messages again")
+
     sim = commands.add_parser("sim", help="the MFDS-compatible simulator")
     sim_commands = sim.add_subparsers(dest="sim_command", required=True, metavar="ACTION", parser_class=_Parser)
     serve = sim_commands.add_parser("serve", help="serve the simulated API on loopback")
@@ -165,6 +171,8 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.command == "proposals":
         return proposals_command(settings, args)
+    if args.command == "notify":
+        return notify_command(settings, args, as_of)
     if args.command == "sim":
         from pipelines.simulator.cli import serve_command
         return serve_command(args)
@@ -200,6 +208,28 @@ def proposals_command(settings: Settings, args: argparse.Namespace) -> int:
     if not outcome.ok:
         raise DmfError(outcome.message)
     print(outcome.message)
+    return 0
+
+
+def notify_command(settings: Settings, args: argparse.Namespace, as_of: date) -> int:
+    """`dmf notify test` prints one line per destination (its name, never its URL)."""
+    from notify.day import notify_day, notify_test, unconfigured
+
+    if args.action == "test":
+        results = notify_test(settings)
+        if not results:
+            skipped = ", ".join(unconfigured(settings))
+            raise DmfError("no notification destination is configured: set DMF_NOTIFY_URLS or "
+                           "DMF_NOTIFY_URL_<NAME> for a destination of notify/notify.toml"
+                           + (f" ({skipped})" if skipped else "") + ".")
+        for name, ok, error in results:
+            print(f"{name}: {'ok' if ok else 'failed'}{'  ' + error if error else ''}")
+        return 0 if all(ok for _, ok, _ in results) else 1
+    outcome = notify_day(settings, as_of, resend=args.resend)
+    print(f"{as_of}  notify  {outcome.summary()}")
+    if outcome.recorded and settings.duckdb_path.is_file():
+        from reports.daily import render_daily
+        render_daily(settings, as_of)  # its operations sheet lists the new alerts and deliveries
     return 0
 
 

@@ -55,6 +55,7 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
     first_day = start or today_in_seoul() - timedelta(days=days - 1)
     registry = SyntheticRegistry(seed=seed, start_date=first_day)
 
+    outbox = settings.state_dir / "outbox"  # where the messages would have gone: no sending in a demo
     worst = 0
     with SimulatorServer(registry, service_key=DEFAULT_SERVICE_KEY, day=1) as simulator:
         settings = dataclasses.replace(settings, api_base_url=simulator.base_url)
@@ -64,7 +65,7 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
             simulator.set_day(as_of)
             simulator.set_faults(DEMO_FAULTS.get(offset + 1))
             started = time.monotonic()
-            outcome = run_day(settings, as_of, service_key=DEFAULT_SERVICE_KEY)
+            outcome = run_day(settings, as_of, service_key=DEFAULT_SERVICE_KEY, outbox=outbox)
             print(f"{as_of}  day {offset + 1} done in {time.monotonic() - started:.1f} s (exit {outcome.exit_code})")
             worst = max(worst, outcome.exit_code)
 
@@ -79,4 +80,6 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
     print()
     print(f"Warehouse: {settings.duckdb_path}  (tables marts.dmf_loads, marts.dmf_events, ...)")
     print(f"Reports:   {settings.reports_dir}")
+    print(f"Messages:  {outbox}  (the mail HTML, chat text and webhook JSON each day would have sent;"
+          " set DMF_NOTIFY_URLS for real delivery, see README \"Delivery\")")
     return worst

@@ -49,7 +49,26 @@ def render_reports(settings: Settings, as_of: date) -> list[Path]:
     return paths
 
 
-def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, echo: Echo = print) -> DayOutcome:
+def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, echo: Echo = print,
+            outbox: Path | None = None) -> DayOutcome:
+    """The day end to end, then its messages. A failed run still raises its alert before it
+    raises; a delivery failure never changes the outcome."""
+    from notify.day import notify_day
+
+    try:
+        outcome = _run_day(settings, as_of, service_key=service_key, echo=echo)
+    except Exception as error:
+        why = str(error) if isinstance(error, DmfError) else f"unexpected {type(error).__name__}"
+        echo(f"{as_of}  notify  {notify_day(settings, as_of, run_error=why, outbox=outbox).summary()}")
+        raise
+    notified = notify_day(settings, as_of, outbox=outbox)
+    echo(f"{as_of}  notify  {notified.summary()}")
+    if notified.recorded:  # the operations sheet lists alerts and deliveries: show today's
+        render_reports(settings, as_of)
+    return outcome
+
+
+def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: Echo) -> DayOutcome:
     from enrich.daily import enrich_day
     from enrich.weekly import enrich_week
     from pipelines.mfds.load import load_day

@@ -96,6 +96,8 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
         "drift_run": q.ai_run(con, tables, as_of, "drift"),
         "ai_calls": q.ai_calls(con, tables, as_of, as_of),
         "ai_totals": q.ai_call_totals(con, tables, as_of, as_of),
+        "alerts": q.notify_alerts(con, bounds["trend_start"], as_of),
+        "deliveries": q.notify_deliveries(con, bounds["trend_start"], as_of),
         "proposals": q.pending_proposals(con, tables, as_of),
         "proposal_counts": q.pending_proposal_counts(con, tables, as_of),
         "unmatched": q.watchlist_unmatched(con, tables, as_of) if publishes else [],
@@ -327,8 +329,8 @@ def _load_rows(rows: list[dict]) -> list[dict]:
 
 
 def write_operations(ws: Worksheet, f: Formats, title: str, loads: list[dict],
-                     calls: list[dict], totals: dict, ai_tables: bool) -> None:
-    """Load metrics and AI usage; shared with the weekly report."""
+                     calls: list[dict], totals: dict, ai_tables: bool) -> int:
+    """Load metrics and AI usage; shared with the weekly report. Returns the next free row."""
     top = write_sheet_title(ws, f, title, "적재 지표는 marts.dmf_loads, AI 사용량은 enrichment.agy_calls 에서 읽습니다.")
     back_link(ws, f, 4, DASHBOARD)
     r = write_table(ws, f, top, LOAD_COLS, _load_rows(loads))
@@ -346,12 +348,40 @@ def write_operations(ws: Worksheet, f: Formats, title: str, loads: list[dict],
         ws.write_string(r, 0, "AI 호출 기록 테이블이 없습니다(AI 단계가 한 번도 실행되지 않음).", f.note)
         r += 1
     r += 1
-    write_table(ws, f, r, CALL_COLS, calls, main=False, empty_text="AI 호출 없음")
+    return write_table(ws, f, r, CALL_COLS, calls, main=False, empty_text="AI 호출 없음")
+
+
+ALERT_COLS = [
+    Col("기준일", "as_of_date", "date"),
+    Col("발생(KST)", "raised_at", "datetime"),
+    Col("수준", "level", "text"),
+    Col("종류", "kind", "text"),
+    Col("내용", "title", "text"),
+]
+DELIVERY_COLS = [
+    Col("기준일", "as_of_date", "date"),
+    Col("전달 시각(KST)", "delivered_at", "datetime"),
+    Col("수준", "level", "text"),
+    Col("메시지", "message_kind", "text"),
+    Col("종류", "what", "text"),
+    Col("대상(이름)", "destination", "text"),
+    Col("서비스", "service", "text"),
+    Col("결과", "outcome", "text"),
+    Col("시도", "attempts", "int"),
+    Col("오류", "error", "text"),
+]
 
 
 def _operations_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
-    write_operations(ws, f, "운영 — 최근 30일 적재와 오늘의 AI 사용량", data["loads"],
-                     data["ai_calls"], data["ai_totals"], data["tables"].agy_calls)
+    r = write_operations(ws, f, "운영 — 최근 30일 적재와 오늘의 AI 사용량", data["loads"],
+                         data["ai_calls"], data["ai_totals"], data["tables"].agy_calls)
+    r += 2
+    ws.write_string(r, 0, "알림 (최근 30일, 상태가 바뀔 때만 발생)", f.section)
+    r = write_table(ws, f, r + 1, ALERT_COLS, data["alerts"], main=False, empty_text="알림 없음")
+    r += 2
+    ws.write_string(r, 0, "메시지 전달 (대상은 이름만 표시, URL 은 기록하지 않음)", f.section)
+    write_table(ws, f, r + 1, DELIVERY_COLS, data["deliveries"], main=False,
+                empty_text="전달 기록 없음 — 대상이 설정되지 않았습니다(DMF_NOTIFY_URLS, notify/notify.toml)")
 
 
 PROPOSAL_COLS = [

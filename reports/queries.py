@@ -295,6 +295,41 @@ def ai_call_totals(con, tables: Tables, first_day: date, last_day: date) -> Row:
     """, [first_day, last_day])
 
 
+# --- delivery (the notify schema, written only by notify/; may not exist) -----------------------
+
+NOTIFY = "notify"
+
+
+def _notify_ready(con) -> bool:
+    row = con.execute("select count(*) from information_schema.tables where table_schema = ? "
+                      "and table_name in ('alerts', 'deliveries')", [NOTIFY]).fetchone()
+    return bool(row and row[0] == 2)
+
+
+def notify_alerts(con, first_day: date, last_day: date) -> list[Row]:
+    if not _notify_ready(con):
+        return []
+    return fetch(con, f"""
+        select as_of_date, raised_at, level, kind, title
+        from {NOTIFY}.alerts
+        where as_of_date between ? and ?
+        order by as_of_date desc, raised_at desc, alert_id
+    """, [first_day, last_day])
+
+
+def notify_deliveries(con, first_day: date, last_day: date) -> list[Row]:
+    """Every delivery try of the period: destination NAME, outcome, scrubbed error (never a URL)."""
+    if not _notify_ready(con):
+        return []
+    return fetch(con, f"""
+        select as_of_date, delivered_at, level, message_kind, coalesce(alert_kind, message_key) as what,
+               destination, service, outcome, attempts, error
+        from {NOTIFY}.deliveries
+        where as_of_date between ? and ?
+        order by as_of_date desc, delivered_at desc, delivery_id
+    """, [first_day, last_day])
+
+
 _PENDING_AS_OF = f"""
     from {ENRICHMENT}.proposals
     where as_of_date <= ?

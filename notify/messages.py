@@ -132,9 +132,9 @@ def daily_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | No
         ai = f"AI 요약 (AI 생성·참고용): {headline}"
         lines.append(ai)
         parts.append(f"<p><i>{html.escape(ai)}</i></p>")
-    if report_line:
-        lines.append(report_line)
-        parts.append(f"<p>{html.escape(report_line)}</p>")
+    if report is not None:  # chat gets the name only; mail carries the file itself
+        lines.append(f"리포트: {report.name}")
+        parts.append(f"<p>{html.escape(report_line or '')}</p>")
     return Message("daily", f"daily:{as_of}", level, title, "\n".join(lines),
                    _html_doc(title, parts), attachments, notify_type=APPRISE_TYPE[level],
                    extra={"actions": len(actions)})
@@ -158,10 +158,12 @@ def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | N
                if m in WEEKLY_METRICS]
     lines = [f"DMF Watch 주간 리포트 ({period})", " · ".join(figures) or "집계 없음"]
     attachments = (report,) if report is not None and report.is_file() else ()
+    html_lines = list(lines[1:])
     if report is not None:
-        lines.append(f"리포트: {report.name}" + (" (메일에 첨부)" if attachments else ""))
+        lines.append(f"리포트: {report.name}")
+        html_lines.append(f"리포트: {report.name}" + (" (메일에 첨부)" if attachments else ""))
     return Message("weekly", f"weekly:{as_of}", "INFO", title, "\n".join(lines),
-                   _html_doc(title, [f"<p>{html.escape(line)}</p>" for line in lines[1:]]), attachments)
+                   _html_doc(title, [f"<p>{html.escape(line)}</p>" for line in html_lines]), attachments)
 
 
 def alert_message(alert: dict[str, Any]) -> Message:

@@ -94,7 +94,9 @@ def daily_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | No
                        attachments, notify_type=APPRISE_TYPE[level])
 
     title = f"[DMF Watch]{tag} {as_of} 일일 요약 — {verdict_word}"
-    if facts.verdict == "accepted" and summary:
+    if facts.verdict == "accepted" and summary.get("is_baseline"):
+        title += ": 기준선 설정"
+    elif facts.verdict == "accepted" and summary:
         title += f": {_counts_line(summary)}"
     lines = [f"DMF Watch {as_of} 일일 요약 ({verdict_word})"]
     parts: list[str] = []

@@ -9,7 +9,7 @@ import io
 import logging
 import shutil
 import zipfile
-from datetime import date
+from datetime import date, timedelta
 
 import duckdb
 import openpyxl
@@ -245,3 +245,32 @@ def test_no_destination_sends_nothing_and_says_so_once(built, tmp_path, monkeypa
     assert outcome.note == "no notification destination configured: nothing sent"
     assert [r for r in caplog.records if "nothing sent" in r.getMessage()].__len__() == 1
     assert query(settings, "select count(*) from notify.deliveries") == [(0,)]
+
+
+SEQUENCE = [date(2026, 11, 17) + timedelta(days=n) for n in range(4)]  # Tuesday to Friday
+
+
+def test_accepted_rejected_rejected_accepted_gives_one_warn_alert_and_one_recovery_and_reruns_send_nothing(
+        real_data_dir, tmp_path, monkeypatch):
+    settings = settings_in(tmp_path)
+    sample = read_jsonl(real_data_dir / "sample_2026-10-08.jsonl")
+    source = DaysSource({day: sample for day in SEQUENCE})
+    faults = {SEQUENCE[1]: "truncate_last_page", SEQUENCE[2]: "truncate_last_page"}
+    monkeypatch.setenv("DMF_AI_DISABLED", "1")
+    with WebhookReceiver() as hook:
+        monkeypatch.setenv("DMF_NOTIFY_URLS", hook.url(HOOK_TOKEN, PASSWORD))
+        outcomes = run_days(settings, source, [(day, faults.get(day)) for day in SEQUENCE], SERVICE_KEY)
+        assert [o.exit_code for o in outcomes] == [0, 2, 2, 0]
+        sent = len(hook.requests)
+        for day in SEQUENCE:                                   # the notify step again, each day
+            assert notify_day(settings, day).summary() == "nothing new to send"
+        again = run_days(settings, source, [(SEQUENCE[-1], None)], SERVICE_KEY)   # and a whole rerun
+        assert again[0].exit_code == 0
+        assert len(hook.requests) == sent
+    alerts = query(settings, "select as_of_date, level, kind from notify.alerts order by raised_at")
+    assert alerts == [(SEQUENCE[1], "WARN", "load_rejected"), (SEQUENCE[3], "WARN", "recovered")]
+    titles = [r["json"]["title"] for r in hook.requests]
+    assert sum(t.startswith("[DMF Watch] 경고: 적재 거부") for t in titles) == 1
+    assert sum(t.startswith("[DMF Watch] 복구") for t in titles) == 1
+    assert len(titles) == 6     # four daily messages + the alert + the recovery
+    print("\n" + "\n".join(titles))

@@ -157,3 +157,26 @@ def test_proposals_pending_seven_days_are_never_an_alert(tmp_path, monkeypatch):
     write_run(settings, base_run("r-ok", DAYS[0], "daily", "OK", None, None, headline="요약"))
     assert notify_day(settings, DAYS[0], env={}).alerts == []
     assert alerts(settings) == []
+
+
+def test_a_day_without_events_sends_one_line_or_nothing_when_configured(tmp_path, monkeypatch):
+    fake_env(monkeypatch, tmp_path)
+    settings = make_settings(tmp_path)
+    Marts(settings.duckdb_path).add_day(DAYS[0], [])
+    notify_day(settings, DAYS[0], outbox=tmp_path / "outbox")
+    line = (tmp_path / "outbox" / f"daily_{DAYS[0]}.txt").read_text(encoding="utf-8").strip()
+    assert line.startswith(f"DMF Watch {DAYS[0]}: 변경 없음") and "\n" not in line
+    (settings.state_dir / "notify.toml").write_text('[notify]\nempty_day = "none"\n', encoding="utf-8")
+    Marts(settings.duckdb_path).add_day(DAYS[1], [])
+    notify_day(settings, DAYS[1], outbox=tmp_path / "outbox")
+    assert not (tmp_path / "outbox" / f"daily_{DAYS[1]}.txt").exists()
+
+
+def test_monday_also_sends_the_weekly_message(tmp_path, monkeypatch):
+    fake_env(monkeypatch, tmp_path)
+    settings = make_settings(tmp_path)
+    monday = date(2026, 10, 5)
+    Marts(settings.duckdb_path).add_day(monday, sample_events(monday, 3))
+    notify_day(settings, monday, outbox=tmp_path / "outbox")
+    weekly = (tmp_path / "outbox" / f"weekly_{monday}.txt").read_text(encoding="utf-8")
+    assert weekly.startswith("DMF Watch 주간 리포트") and f"dmf_weekly_{monday:%Y%m%d}.xlsx" in weekly

@@ -243,7 +243,7 @@ def test_no_destination_sends_nothing_and_says_so_once(built, tmp_path, monkeypa
     monkeypatch.delenv("DMF_NOTIFY_URLS", raising=False)
     outcome = notify_day(settings, DAY_2)
     assert outcome.note == "no notification destination configured: nothing sent"
-    assert [r for r in caplog.records if "nothing sent" in r.getMessage()].__len__() == 1
+    assert len([r for r in caplog.records if "nothing sent" in r.getMessage()]) == 1
     assert query(settings, "select count(*) from notify.deliveries") == [(0,)]
 
 

@@ -74,6 +74,8 @@ def daily_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | No
                   empty_day: str = "line") -> Message | None:
     """The day's summary, or None when there is nothing to say (`empty_day = "none"`)."""
     facts: DayFacts = read_facts(con, as_of)
+    if facts.verdict == "missing":
+        return None  # no load for the day: there is no summary to give (a failed run alerts)
     summary = (_fetch_one(con, "select * from marts.dmf_daily_summary where as_of_date = ?", [as_of])
                if _has(con, "marts", "dmf_daily_summary") else None) or {}
     actions: list[Action] = day_actions(con, as_of) if summary else []

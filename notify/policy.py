@@ -128,7 +128,10 @@ def evaluate(con: duckdb.DuckDBPyConnection, as_of: date, run_error: str | None 
     raised: list[dict[str, Any]] = []
 
     broken = run_error is not None or facts.verdict != "accepted"
-    changed, previous, since = _transition(con, PIPELINE, "broken" if broken else "ok", as_of)
+    if facts.verdict == "missing" and run_error is None:
+        changed, previous, since = False, None, None   # no load and no run: nothing is known yet
+    else:
+        changed, previous, since = _transition(con, PIPELINE, "broken" if broken else "ok", as_of)
     if changed and broken:
         if run_error is not None or facts.verdict == "missing":
             raised.append(_alert(as_of, "run_failed", "WARN", PIPELINE, "경고: 일일 작업 실패",

@@ -180,3 +180,10 @@ def test_monday_also_sends_the_weekly_message(tmp_path, monkeypatch):
     notify_day(settings, monday, outbox=tmp_path / "outbox")
     weekly = (tmp_path / "outbox" / f"weekly_{monday}.txt").read_text(encoding="utf-8")
     assert weekly.startswith("DMF Watch 주간 리포트") and f"dmf_weekly_{monday:%Y%m%d}.xlsx" in weekly
+
+
+def test_a_day_without_any_load_sends_nothing_and_raises_nothing(tmp_path, monkeypatch):
+    fake_env(monkeypatch, tmp_path)
+    settings = warehouse(tmp_path, days=1)
+    outcome = notify_day(settings, DAYS[3], outbox=tmp_path / "outbox")
+    assert (outcome.alerts, outcome.written) == ([], [])

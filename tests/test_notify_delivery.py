@@ -159,6 +159,7 @@ def critical_days_of(built):
     return {DAY_1: source.items_for(1), DAY_2: source.items_for(2)}
 
 
+@pytest.mark.fault("notification delivery fails: SMTP refused, webhook 500, webhook timeout")
 def test_delivery_faults_leave_dmf_run_at_exit_0_recorded_on_the_operations_sheet_without_credentials(
         built, tmp_path, monkeypatch, capsys, caplog):
     caplog.set_level(logging.INFO)

@@ -63,8 +63,9 @@ def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, 
         raise
     notified = notify_day(settings, as_of, outbox=outbox)
     echo(f"{as_of}  notify  {notified.summary()}")
-    if notified.recorded:  # the operations sheet lists alerts and deliveries: show today's
-        render_reports(settings, as_of)
+    if notified.recorded:  # the daily operations sheet lists alerts and deliveries: show today's
+        from reports.daily import render_daily
+        render_daily(settings, as_of)
     return outcome
 
 

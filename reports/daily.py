@@ -381,7 +381,7 @@ def _operations_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     r += 2
     ws.write_string(r, 0, "메시지 전달 (대상은 이름만 표시, URL 은 기록하지 않음)", f.section)
     write_table(ws, f, r + 1, DELIVERY_COLS, data["deliveries"], main=False,
-                empty_text="전달 기록 없음 — 대상이 설정되지 않았습니다(DMF_NOTIFY_URLS, notify/notify.toml)")
+                empty_text="전달 기록 없음 (설정된 대상이 없으면 보내지 않습니다: DMF_NOTIFY_URLS, notify/notify.toml)")
 
 
 PROPOSAL_COLS = [

@@ -275,3 +275,16 @@ def test_accepted_rejected_rejected_accepted_gives_one_warn_alert_and_one_recove
     assert sum(t.startswith("[DMF Watch] 복구") for t in titles) == 1
     assert len(titles) == 6     # four daily messages + the alert + the recovery
     print("\n" + "\n".join(titles))
+
+
+def test_a_run_that_fails_before_loading_still_raises_its_alert_and_keeps_exit_1(built, tmp_path, monkeypatch, capsys):
+    settings, _ = copy_of(built, tmp_path)
+    with WebhookReceiver() as hook:
+        cli_env(monkeypatch, settings, [hook.url(HOOK_TOKEN, PASSWORD)])
+        monkeypatch.setenv("MFDS_API_BASE_URL", "not-a-url")
+        assert cli.main(["run", "--as-of", "2026-11-26"]) == 1
+        assert cli.main(["run", "--as-of", "2026-11-26"]) == 1            # still broken: no second alert
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[0].startswith("dmf: MFDS_API_BASE_URL is not an http(s) URL")
+    assert [r["json"]["title"] for r in hook.requests] == ["[DMF Watch] 경고: 일일 작업 실패 (2026-11-26)"]
+    assert "MFDS_API_BASE_URL is not an http(s) URL" in hook.requests[0]["json"]["message"]

@@ -37,7 +37,8 @@ def _send_once(destination: Destination, message: Message, attach: bool) -> tupl
     with apprise.LogCapture(level=logging.WARNING) as captured:
         notifier = apprise.Apprise(asset=apprise.AppriseAsset(app_id="DMF Watch", async_mode=False))
         if not notifier.add(destination.url):
-            return False, "the destination's URL is not a valid apprise URL"
+            reason = _last_lines(captured.getvalue())
+            return False, "the destination's URL is not a valid apprise URL" + (f" ({reason})" if reason else "")
         files = [str(p) for p in message.attachments] if attach and destination.is_mail else None
         ok = notifier.notify(
             body=message.html if destination.is_mail else message.text,
@@ -49,8 +50,13 @@ def _send_once(destination: Destination, message: Message, attach: bool) -> tupl
         text = captured.getvalue()
     if ok:
         return True, ""
-    lines = [re.sub(r"^\S+ \S+ - \w+ - ", "", line).strip() for line in text.splitlines() if line.strip()]
-    return False, " | ".join(lines[-3:]) or "apprise reported a failure without a reason"
+    return False, _last_lines(text) or "apprise reported a failure without a reason"
+
+
+def _last_lines(captured: str) -> str:
+    """The last few lines apprise logged, without their time stamps (scrubbed by the caller)."""
+    lines = [re.sub(r"^\S+ \S+ - \w+ - ", "", line).strip() for line in captured.splitlines() if line.strip()]
+    return " | ".join(lines[-3:])
 
 
 def send(destination: Destination, message: Message, *, attempts: int, wait_s: float,

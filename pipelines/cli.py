@@ -20,12 +20,13 @@ log = logging.getLogger("dmf")
 
 # Commands that write the warehouse (or read it while others may write): one at a time per
 # warehouse, through pipelines.lock. A new command opts in by adding its name here.
-LOCKED_COMMANDS = frozenset({"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load"})
+LOCKED_COMMANDS = frozenset({"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load",
+                             "notify"})
 # Live loads: the API serves only today's list, so they cannot go back before the latest load.
 LIVE_LOAD_COMMANDS = frozenset({"run", "load"})
 # Commands that need no warehouse or report directory of their own.
 NO_WAREHOUSE_COMMANDS = frozenset({"sim", "doctor"})
-REPORT_COMMANDS = frozenset({"run", "report", "demo"})
+REPORT_COMMANDS = frozenset({"run", "report", "demo", "notify"})
 
 
 class _Parser(argparse.ArgumentParser):

@@ -281,10 +281,12 @@ def test_a_run_that_fails_before_loading_still_raises_its_alert_and_keeps_exit_1
     settings, _ = copy_of(built, tmp_path)
     with WebhookReceiver() as hook:
         cli_env(monkeypatch, settings, [hook.url(HOOK_TOKEN, PASSWORD)])
-        monkeypatch.setenv("MFDS_API_BASE_URL", "not-a-url")
+        monkeypatch.setenv("MFDS_API_BASE_URL", "http://127.0.0.1:9")   # never reached: no key
+        monkeypatch.delenv("MFDS_SERVICE_KEY", raising=False)
+        monkeypatch.chdir(tmp_path)                                      # no .dlt/secrets.toml here
         assert cli.main(["run", "--as-of", "2026-11-26"]) == 1
         assert cli.main(["run", "--as-of", "2026-11-26"]) == 1            # still broken: no second alert
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and err[0].startswith("dmf: MFDS_API_BASE_URL is not an http(s) URL")
+    assert len(err) == 2 and "MFDS_SERVICE_KEY" in err[0]
     assert [r["json"]["title"] for r in hook.requests] == ["[DMF Watch] 경고: 일일 작업 실패 (2026-11-26)"]
-    assert "MFDS_API_BASE_URL is not an http(s) URL" in hook.requests[0]["json"]["message"]
+    assert "MFDS_SERVICE_KEY" in hook.requests[0]["json"]["message"]

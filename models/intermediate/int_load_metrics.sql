@@ -113,6 +113,16 @@ ambiguous as (
 
 ),
 
+loose_links as (
+
+    select loads.load_id, count(*) as loose_key_links
+    from {{ ref('int_registration_links') }} as links
+    inner join loads on links.load_seq = loads.load_seq
+    where links.match_stage = 'loose_key'
+    group by loads.load_id
+
+),
+
 combined as (
 
     select
@@ -129,7 +139,8 @@ combined as (
         {%- endfor %}
         coalesce(duplicate_numbers.duplicate_number_groups, 0) as duplicate_number_groups,
         coalesce(ambiguous.ambiguous_records, 0) as ambiguous_records,
-        coalesce(identity_churn.identity_churn_pairs, 0) as identity_churn_pairs
+        coalesce(identity_churn.identity_churn_pairs, 0) as identity_churn_pairs,
+        coalesce(loose_links.loose_key_links, 0) as loose_key_links
 
     from loads
     left join event_counts on loads.load_id = event_counts.load_id
@@ -137,6 +148,7 @@ combined as (
     left join duplicate_numbers on loads.load_id = duplicate_numbers.load_id
     left join ambiguous on loads.load_id = ambiguous.load_id
     left join identity_churn on loads.load_id = identity_churn.load_id
+    left join loose_links on loads.load_id = loose_links.load_id
 
 ),
 

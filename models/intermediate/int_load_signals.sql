@@ -233,6 +233,14 @@ observations as (
         'records whose fallback key was shared and so not matched'
     from metrics
 
+    union all
+
+    select load_id, as_of_date, 'identity_loose_key',
+        cast(loose_key_links as double), 0,
+        loose_key_links > 0,
+        'records followed by ingredient, BIZRNO and permit date alone'
+    from metrics
+
 ),
 
 windows as (

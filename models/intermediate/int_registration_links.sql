@@ -3,6 +3,10 @@
     Stage 2: among records still unlinked on both sides, the same fallback key (ingredient,
       applicant BIZRNO, manufacturer, permit date) when it is unique on both sides. This follows
       a record that receives its number or is renumbered.
+    Stage 3: among records still unlinked on both sides (and not ambiguous), the loose key
+      (ingredient, applicant BIZRNO, permit date: the fallback key without the manufacturer) when
+      it is unique on both sides. This follows a record renumbered on the same day its
+      manufacturer text changed (counted by the identity_loose_key signal).
     A fallback key shared by several unlinked records on either side is not guessed: those
     records are listed with match_stage = 'ambiguous' (counted by the identity_ambiguous signal)
     and start a new identity. -#}
@@ -15,6 +19,9 @@ items as (
         items.record_id,
         items.permit_no_key,
         items.fallback_key,
+        {#- null unless all three parts are known: an empty part would make the key too loose -#}
+        items.ingredient_name_key || '|' || items.applicant_bizrno_key || '|' || items.permit_date_key
+            as loose_key,
         loads.load_seq
 
     from {{ ref('stg_mfds__items') }} as items
@@ -109,11 +116,57 @@ ambiguous as (
 
 ),
 
+still_unlinked_current as (
+
+    select * from unlinked_current
+    where record_id not in (select record_id from linked_by_fallback)
+        and record_id not in (select record_id from ambiguous)
+
+),
+
+still_unlinked_previous as (
+
+    select * from unlinked_previous
+    where record_id not in (select previous_record_id from linked_by_fallback)
+
+),
+
+loose_candidates as (
+
+    select
+        current_record.record_id,
+        previous_record.record_id as previous_record_id,
+        current_record.load_seq,
+        count(*) over (partition by current_record.record_id) as previous_matches,
+        count(*) over (partition by previous_record.record_id) as current_matches
+
+    from still_unlinked_current as current_record
+    inner join still_unlinked_previous as previous_record
+        on previous_record.load_seq = current_record.load_seq - 1
+        and previous_record.loose_key = current_record.loose_key
+
+),
+
+linked_by_loose_key as (
+
+    select
+        record_id,
+        previous_record_id,
+        load_seq,
+        'loose_key' as match_stage
+
+    from loose_candidates
+    where previous_matches = 1 and current_matches = 1
+
+),
+
 links as (
 
     select * from linked_by_number
     union all
     select * from linked_by_fallback
+    union all
+    select * from linked_by_loose_key
     union all
     select * from ambiguous
 

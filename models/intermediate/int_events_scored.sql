@@ -1,5 +1,5 @@
 {#- Every event with its severity, first match by priority: a CHANGED event takes the first
-    rule matched by any of its field changes; NEW and WITHDRAWN take the first rule for their
+    rule matched by any of its field changes; NEW, REINSTATED and WITHDRAWN take the first rule for their
     type that names no field. An event no rule matches keeps a null severity, which the test
     assert_every_event_has_a_severity reports. -#}
 
@@ -46,7 +46,7 @@ whole_event_rules as (
     inner join rules
         on rules.field_name is null
         and {{ rule_applies('rules', 'events.event_type', 'null', 'events.on_watchlist', 'null', 'null') }}
-    where events.event_type in ('NEW', 'WITHDRAWN')
+    where events.event_type in ('NEW', 'REINSTATED', 'WITHDRAWN')
     group by events.as_of_date, events.dmf_key
 
 ),

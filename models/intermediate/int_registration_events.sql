@@ -1,6 +1,8 @@
 {#- One row per registration that appeared, changed or disappeared between a load and the
     previous load of the sequence. The baseline (first load) has no events. A CHANGED event is
-    cosmetic when every one of its field changes is. -#}
+    cosmetic when every one of its field changes is. A registration that comes back after a
+    withdrawal (int_registration_reinstatements) is REINSTATED, not NEW, and says how many days
+    it was absent. -#}
 
 with
 
@@ -22,6 +24,12 @@ field_changes as (
 
 ),
 
+reinstatements as (
+
+    select * from {{ ref('int_registration_reinstatements') }}
+
+),
+
 new_registrations as (
 
     select
@@ -30,11 +38,14 @@ new_registrations as (
         current_record.as_of_date,
         current_record.dmf_key,
         current_record.record_id,
-        'NEW' as event_type
+        case when reinstatements.record_id is null then 'NEW' else 'REINSTATED' end as event_type,
+        reinstatements.absent_days
 
     from keyed as current_record
     inner join loads
         on current_record.load_id = loads.load_id
+    left join reinstatements
+        on current_record.record_id = reinstatements.record_id
     where not loads.is_baseline
         and not exists (
             select 1 from keyed as previous_record
@@ -52,7 +63,8 @@ withdrawn_registrations as (
         loads.as_of_date,
         previous_record.dmf_key,
         previous_record.record_id,
-        'WITHDRAWN' as event_type
+        'WITHDRAWN' as event_type,
+        cast(null as integer) as absent_days
 
     from keyed as previous_record
     inner join loads
@@ -74,6 +86,7 @@ changed_registrations as (
         field_changes.dmf_key,
         current_record.record_id,
         'CHANGED' as event_type,
+        cast(null as integer) as absent_days,
         string_agg(field_changes.field_name, ',' order by field_changes.field_name) as changed_fields,
         case
             when bool_and(field_changes.change_kind = 'cosmetic') then 'cosmetic'
@@ -124,7 +137,8 @@ described as (
         keyed.permit_group,
         keyed.permit_class,
         events.changed_fields,
-        events.change_kind
+        events.change_kind,
+        events.absent_days
 
     from events
     inner join keyed

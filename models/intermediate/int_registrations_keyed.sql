@@ -1,7 +1,9 @@
 {#- Identity, step two: every record gets the dmf_key of the chain of links it belongs to.
     A chain starts at a record with no link (the baseline, a new registration, or an ambiguous
     case); its key is a hash of the date it first appeared and what identified it then (its
-    number, else its fallback key), so keys are stable across rebuilds and never reused. -#}
+    number, else its fallback key), so keys are stable across rebuilds and never reused. A
+    registration that comes back (int_registration_reinstatements) continues its old chain across
+    the loads it was absent from. -#}
 
 with recursive
 
@@ -19,8 +21,14 @@ items as (
 
 links as (
 
-    select * from {{ ref('int_registration_links') }}
+    select record_id, previous_record_id, match_stage
+    from {{ ref('int_registration_links') }}
     where match_stage <> 'ambiguous'
+
+    union all
+
+    select record_id, previous_record_id, match_stage
+    from {{ ref('int_registration_reinstatements') }}
 
 ),
 

@@ -37,7 +37,8 @@ published as (
         permit_group,
         permit_class,
         changed_fields,
-        change_kind
+        change_kind,
+        absent_days
 
     from events
     where load_id in (select load_id from accepted)

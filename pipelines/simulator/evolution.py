@@ -12,12 +12,18 @@ of the pipeline's SQL.
 Identity stays followable: a record gets at most one change a day; a number assignment or a
 renumbering changes only the number (the pipeline follows it by its fallback key); changes
 to key fields only touch records that keep their number.
+
+`IdentityCases` adds scripted cases with their truth on top of the random days: a renumbering
+on the same day as a manufacturer edit, and registrations withdrawn that come back after given
+numbers of days (`REINSTATED`, with `absent_days`; whether the pipeline still calls it that
+depends on its window, so the comparison decides, not the truth).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from random import Random
@@ -136,6 +142,22 @@ def _full_width(text: str) -> str:
     return "".join(chr(ord(ch) + 0xFEE0) if "!" <= ch <= "~" else ch for ch in text)
 
 
+@dataclass(frozen=True)
+class IdentityCases:
+    """Scripted identity cases, all on `day`, so a test knows exactly what to expect.
+
+    `returns_after`: one registration withdrawn on `day` per entry, back that many days later,
+    unchanged. `renumbered_with_manufacturer`: records renumbered on `day` while one manufacturer
+    name changes (site and country kept). From day `calm_after` + 1 on, the random changes stop,
+    so two loads far apart differ only by the scripted returns.
+    """
+
+    day: int = 2
+    returns_after: tuple[int, ...] = (1, 7, 400)
+    renumbered_with_manufacturer: int = 1
+    calm_after: int | None = None
+
+
 class Evolver:
     """Produces day d from day d-1 and remembers every day's list and truth.
 
@@ -144,12 +166,15 @@ class Evolver:
     computed in order and cached.
     """
 
-    def __init__(self, world: World, baseline: list[Record], seed: int, start_date: date) -> None:
+    def __init__(self, world: World, baseline: list[Record], seed: int, start_date: date,
+                 cases: IdentityCases | None = None) -> None:
         self._world = world
         self._seed = seed
         self._start = start_date
+        self._cases = cases
         self._states: list[list[Record]] = [baseline]
         self._truths: list[list[dict[str, object]]] = [[]]
+        self._parked: dict[int, list[tuple[Record, date]]] = {}
 
     def state(self, day: int) -> list[Record]:
         while len(self._states) < day:
@@ -163,13 +188,17 @@ class Evolver:
     def _step(self) -> None:
         day = len(self._states) + 1
         _Day(self._world, self._states[-1], day, self._start + timedelta(days=day - 1),
-             Random(f"dmf-day:{self._seed}:{day}")).run(self._states, self._truths)
+             Random(f"dmf-day:{self._seed}:{day}"), self._cases, self._parked).run(self._states, self._truths)
 
 
 class _Day:
     """One day's changes: each operation picks untouched records, checks, applies, records truth."""
 
-    def __init__(self, world: World, previous: list[Record], day: int, as_of: date, rng: Random) -> None:
+    def __init__(self, world: World, previous: list[Record], day: int, as_of: date, rng: Random,
+                 cases: IdentityCases | None = None,
+                 parked: dict[int, list[tuple[Record, date]]] | None = None) -> None:
+        self.cases = cases
+        self.parked = {} if parked is None else parked
         self.world = world
         self.day = day
         self.as_of = as_of
@@ -180,6 +209,17 @@ class _Day:
 
     def run(self, states: list[list[Record]], truths: list[list[dict[str, object]]]) -> None:
         rng = self.rng
+        self._return_parked()
+        cases = self.cases
+        if cases is not None and self.day == cases.day:
+            for _ in range(cases.renumbered_with_manufacturer):
+                self._renumber_with_manufacturer()
+            for after in cases.returns_after:
+                self._withdraw_until(self.day + after)
+        if cases is not None and cases.calm_after is not None and self.day > cases.calm_after:
+            states.append(self.state)
+            truths.append(self.truth)
+            return
         self._assign_numbers()
         for _ in range(_weighted(rng, (0.55, 0.35, 0.10))):
             self._withdraw()
@@ -269,6 +309,55 @@ class _Day:
         del self.state[index]
         self.touched.add(rec.rid)
         self._record_truth("WITHDRAWN", rec, rec.permit_no, detail="registration withdrawn")
+
+    # -- scripted identity cases ------------------------------------------------------------
+
+    def _withdraw_until(self, return_day: int) -> None:
+        """Withdraw a numbered record today and park it to come back, unchanged, on `return_day`."""
+        index = self._pick(lambda r: True)
+        if index is None:
+            return
+        rec = self.state.pop(index)
+        self.touched.add(rec.rid)
+        self.parked.setdefault(return_day, []).append((rec, self.as_of))
+        self._record_truth("WITHDRAWN", rec, rec.permit_no,
+                           detail=f"registration withdrawn, back on day {return_day}")
+
+    def _return_parked(self) -> None:
+        for rec, withdrawn_as_of in self.parked.pop(self.day, []):
+            self._insert(rec)
+            absent = (self.as_of - withdrawn_as_of).days
+            self._record_truth("REINSTATED", rec, None, detail=f"registration back after {absent} days")
+            self.truth[-1]["absent_days"] = absent
+
+    def _renumber_with_manufacturer(self) -> None:
+        """A renumbering and a manufacturer name edit on the same day: the fallback key breaks.
+
+        Only records whose ingredient, BIZRNO and permit date are unique in today's list are
+        picked, so that what the pipeline may follow them by is unambiguous.
+        """
+        loose = Counter((r.ingredient, r.bizrno, r.permit_date) for r in self.state)
+        candidates = [i for i, r in enumerate(self.state)
+                      if r.rid not in self.touched and self.world.can_renumber(r)
+                      and loose[(r.ingredient, r.bizrno, r.permit_date)] == 1]
+        for _ in range(20):
+            if not candidates:
+                return
+            index = self.rng.choice(candidates)
+            rec = self.state[index]
+            i = self.rng.randrange(len(rec.names))
+            name, _ = self.world.pick_manufacturer(self.rng, rec.mfr_countries[i])
+            if any(fold_cosmetic(name) == fold_cosmetic(other) for other in rec.names):
+                continue
+            issued = self.world.renumber(self.rng, rec)
+            if issued is None:
+                candidates.remove(index)
+                continue
+            new = replace(rec, permit_no=issued[0], family=issued[1], names=_put(rec.names, i, name))
+            if self._apply(index, new, "substantive",
+                           f"renumbered {rec.permit_no} -> {issued[0]} and manufacturer edited: "
+                           f"{normalize_ws(rec.names[i])} -> {name}"):
+                return
 
     def _substantive(self) -> None:
         rng = self.rng
@@ -433,14 +522,24 @@ class _Day:
         rec = self.world.make_record(rng, day, numbered=numbered, family=family, early=False)
         if lag == 1 and rng.random() < 0.6:
             rec = replace(rec, notice_code="")
+        self._insert(rec, window=500)
+        self._record_truth("NEW", rec, None, detail="new registration"
+                           + ("" if numbered else " without a permit number yet"))
+
+
+    def _insert(self, rec: Record, window: int | None = None) -> None:
+        """Insert a record at its place in the list order (permit date, then number).
+
+        New registrations are recent, so their search stops `window` records from the end; a
+        returning registration is searched for over the whole list.
+        """
         key = rec.sort_key()
         position = len(self.state)
-        while position > 0 and position > len(self.state) - 500 and self.state[position - 1].sort_key() > key:
+        floor = 0 if window is None else len(self.state) - window
+        while position > 0 and position > floor and self.state[position - 1].sort_key() > key:
             position -= 1
         self.state.insert(position, rec)
         self.touched.add(rec.rid)
-        self._record_truth("NEW", rec, None, detail="new registration"
-                           + ("" if numbered else " without a permit number yet"))
 
 
 def _parallel(rec: Record) -> bool:

@@ -27,7 +27,7 @@ from random import Random
 from typing import Iterable, Sequence
 
 from pipelines.simulator import vocab
-from pipelines.simulator.evolution import Evolver
+from pipelines.simulator.evolution import Evolver, IdentityCases
 
 SOURCE_FIELDS: tuple[str, ...] = (
     "DMF_PERMIT_NO", "INGR_KOR_NAME", "ENTP_NAME", "MNFCTR_NAME", "MNFCTR_PLACE",
@@ -562,12 +562,13 @@ class SyntheticRegistry:
     day_count: int | None = None
 
     def __init__(self, seed: int = DEFAULT_SEED, size: int = DEFAULT_SIZE,
-                 start_date: date = DEFAULT_START_DATE) -> None:
+                 start_date: date = DEFAULT_START_DATE, cases: IdentityCases | None = None) -> None:
         self.seed = seed
         self.size = size
         self.start_date = start_date
         self._world = World(seed, start_date)
-        self._evolver = Evolver(self._world, generate_baseline(self._world, seed, size), seed, start_date)
+        self._evolver = Evolver(self._world, generate_baseline(self._world, seed, size), seed, start_date,
+                                cases)
 
     def date_of(self, day: int) -> date:
         """The as-of date of a day number (day 1 = start_date)."""

@@ -4,7 +4,9 @@ The simulator keeps its own ground truth per day (`truth_for(day)`). An event is
 type and the registration's number, or, for a registration without one, on its fallback
 identity (ingredient, BIZRNO, permit date); a CHANGED event must also name the same fields.
 When a day was rejected, the next accepted day is compared with the last accepted one, so the
-truth of the days in between is composed record by record.
+truth of the days in between is composed record by record. A registration that came back is
+expected as REINSTATED when its absence is within the pipeline's window (the dbt var
+`reinstatement_window_days`), else as NEW.
 """
 from __future__ import annotations
 
@@ -15,8 +17,17 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
+import yaml
 
-EVENT_TYPES = ("NEW", "CHANGED", "WITHDRAWN")
+from pipelines.config import PROJECT_DIR
+
+EVENT_TYPES = ("NEW", "REINSTATED", "CHANGED", "WITHDRAWN")
+
+
+def reinstatement_window_days(project_dir: Path = PROJECT_DIR) -> int:
+    """The dbt var the pipeline uses, read from its one home (dbt_project.yml)."""
+    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8"))
+    return int(project["vars"]["reinstatement_window_days"])
 
 
 def _clean(value: object) -> str | None:
@@ -50,8 +61,9 @@ class DayComparison:
 def composed_truth(source, since: date, until: date) -> list[dict]:
     """What changed between the registry of `since` and that of `until`, one entry per record.
 
-    A record added and then changed is NEW; added and then withdrawn is nothing; changed and
-    then withdrawn is WITHDRAWN; changed twice is CHANGED with both days' fields.
+    A record added (or back) and then changed is NEW (or REINSTATED); added and then withdrawn
+    is nothing; withdrawn and back is nothing; changed and then withdrawn is WITHDRAWN; changed
+    twice is CHANGED with both days' fields.
     """
     by_record: dict[object, dict] = {}
     for day in range(source.day_of(since) + 1, source.day_of(until) + 1):
@@ -61,10 +73,13 @@ def composed_truth(source, since: date, until: date) -> list[dict]:
             earlier = by_record.get(entry["record_id"])
             if earlier is None:
                 by_record[entry["record_id"]] = dict(entry)
-            elif earlier["event_type"] == "NEW" and entry["event_type"] == "WITHDRAWN":
+            elif earlier["event_type"] in ("NEW", "REINSTATED") and entry["event_type"] == "WITHDRAWN":
                 del by_record[entry["record_id"]]
-            elif earlier["event_type"] == "NEW":
-                by_record[entry["record_id"]] = {**entry, "event_type": "NEW", "fields": []}
+            elif earlier["event_type"] == "WITHDRAWN" and entry["event_type"] == "REINSTATED":
+                del by_record[entry["record_id"]]
+            elif earlier["event_type"] in ("NEW", "REINSTATED"):
+                by_record[entry["record_id"]] = {**entry, "event_type": earlier["event_type"], "fields": [],
+                                                 "absent_days": earlier.get("absent_days")}
             elif entry["event_type"] == "CHANGED":
                 fields = sorted(set(earlier["fields"]) | set(entry["fields"]))
                 by_record[entry["record_id"]] = {**entry, "fields": fields}
@@ -81,14 +96,21 @@ def _day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> tuple[str, bool, d
     ).fetchone()
 
 
-def compare_day(duckdb_path: Path, source, as_of: date) -> DayComparison:
+def _expected_type(entry: dict, window_days: int) -> str:
+    if entry["event_type"] == "REINSTATED" and entry["absent_days"] > window_days:
+        return "NEW"
+    return entry["event_type"]
+
+
+def compare_day(duckdb_path: Path, source, as_of: date, window_days: int | None = None) -> DayComparison:
     """The day's published events against the simulator's truth since the last accepted day."""
+    window = reinstatement_window_days() if window_days is None else window_days
     with duckdb.connect(str(duckdb_path)) as con:
         load = _day_load(con, as_of)
     if load is None or load[0] != "accepted" or load[1]:
         truth = []  # no load, a rejected load or the baseline: nothing may be published
     else:
-        truth = composed_truth(source, load[2], as_of)
+        truth = [{**t, "event_type": _expected_type(t, window)} for t in composed_truth(source, load[2], as_of)]
     expected = {
         _identity(t["event_type"], t.get("permit_no"), t.get("ingredient_name"), t.get("applicant_bizrno"), t.get("permit_date")):
             frozenset(t.get("fields") or ()) if t["event_type"] == "CHANGED" else frozenset()
@@ -120,6 +142,11 @@ def compare_day(duckdb_path: Path, source, as_of: date) -> DayComparison:
 
 def compare_days(duckdb_path: Path, source, first_day: date, days: int) -> list[DayComparison]:
     return [compare_day(duckdb_path, source, first_day + timedelta(days=n)) for n in range(days)]
+
+
+def compare_dates(duckdb_path: Path, source, dates: list[date]) -> list[DayComparison]:
+    """Like compare_days for loads far apart: only the given as-of dates."""
+    return [compare_day(duckdb_path, source, as_of) for as_of in dates]
 
 
 def table(comparisons: list[DayComparison]) -> str:

@@ -1,6 +1,8 @@
 {#- The watchlist as the matcher sees it: each term with its comparison key and, for
     ingredients, its base name (salt, hydrate, micronized and isomer words removed, as listed in
-    the seed ingredient_salt_words), plus the approved aliases that stand for it. -#}
+    the seed ingredient_salt_words), plus the approved aliases that stand for it. An ingredient
+    term written in Latin script also gets its salt word ids and phonetic skeletons, for the
+    transliteration stage (macro watch_term_latin_keys). -#}
 
 with
 
@@ -46,6 +48,33 @@ with_base as (
 
     from terms
 
+),
+
+watched_ingredients as (
+
+    select * from with_base
+    where term_kind = 'ingredient' and term_source = 'term'
+
+),
+
+latin_keys as (
+
+    {{ watch_term_latin_keys('watched_ingredients') }}
+
+),
+
+with_latin_keys as (
+
+    select
+        with_base.*,
+        case when with_base.term_source = 'term' then latin_keys.term_salts end as term_salts,
+        case when with_base.term_source = 'term' then latin_keys.term_skeletons end as term_skeletons
+
+    from with_base
+    left join latin_keys
+        on with_base.term_kind = 'ingredient'
+        and with_base.watch_term = latin_keys.watch_term
+
 )
 
-select * from with_base
+select * from with_latin_keys

@@ -1,5 +1,7 @@
 {#- Watched ingredient terms that no rule matched in the current registry, each with at most 8
-    candidate ingredient names ranked by similarity of their base names. This is the only input
+    candidate ingredient names ranked by similarity: for a term in Latin script, of the
+    transliteration keys (phonetic skeleton and salts: a Jaro-Winkler between Latin and Hangul
+    letters would score 0 for every name); otherwise of the base names. This is the only input
     of the AI alias section: the AI may choose among these candidates and nothing else. -#}
 
 with
@@ -35,15 +37,27 @@ unmatched as (
 
 ),
 
+name_keys as (
+
+    select * from {{ ref('int_ingredient_name_keys') }}
+
+),
+
 scored as (
 
     select
         unmatched.watch_term,
         current_names.ingredient_name,
-        {{ name_similarity('unmatched.base_key', ingredient_base_name('current_names.ingredient_name_key')) }} as similarity
+        case
+            when unmatched.term_skeletons is not null
+                then {{ transliteration_similarity('name_keys', 'unmatched') }}
+            else {{ name_similarity('unmatched.base_key', ingredient_base_name('current_names.ingredient_name_key')) }}
+        end as similarity
 
     from unmatched
     cross join current_names
+    left join name_keys
+        on current_names.ingredient_name_key = name_keys.ingredient_name_key
 
 ),
 

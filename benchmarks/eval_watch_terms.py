@@ -1,0 +1,148 @@
+"""Precision and recall of the Latin-script watch-term matcher on the real MFDS names.
+
+RA staff keep ingredient lists in English; the registry writes names in Hangul. This runs the
+pipeline's own SQL (the dbt macros `ingredient_name_keys`, `watch_term_latin_keys`,
+`transliteration_match` and `transliteration_similarity`, compiled by dbt against freshly
+seeded translation tables) over the Hangul names of the real sample and tails in
+`../shared/data/mfds_real/`, against the English INN terms of `watch_terms_truth.csv` (which
+says, for each term, which of those names it should match). It prints precision and recall of
+the rule-based matcher, the same for the 8 candidates the AI would be offered (is the right
+name among them?), and every miss.
+Run: python benchmarks/eval_watch_terms.py [data_dir]
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import duckdb
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pipelines.build import invoke_dbt  # noqa: E402
+from pipelines.config import load_settings  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "mfds_real"
+TRUTH = Path(__file__).with_name("watch_terms_truth.csv")
+CANDIDATES = 8
+SPLIT = "\n-- next statement --\n"
+
+MATCH_SQL = """
+with names as ({{ ingredient_name_keys('watch_eval.names') }}),
+terms as ({{ watch_term_latin_keys('watch_eval.terms') }})
+select terms.watch_term, names.ingredient_name_key
+from terms inner join names on {{ transliteration_match('names', 'terms') }}
+"""
+
+RANK_SQL = """
+with names as ({{ ingredient_name_keys('watch_eval.names') }}),
+terms as ({{ watch_term_latin_keys('watch_eval.terms') }}),
+scored as (
+    select terms.watch_term, names.ingredient_name_key,
+        {{ transliteration_similarity('names', 'terms') }} as similarity
+    from terms cross join names
+)
+select watch_term, ingredient_name_key from (
+    select *, row_number() over (partition by watch_term order by similarity desc, ingredient_name_key) as candidate_rank
+    from scored
+) where candidate_rank <= {n}
+"""
+
+
+def real_names(data_dir: Path) -> list[str]:
+    """Every distinct ingredient name of the real files, whitespace-normalized as displayed."""
+    names: set[str] = set()
+    for path in sorted(data_dir.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                value = json.loads(line).get("INGR_KOR_NAME")
+                if value and value.strip():
+                    names.add(re.sub(r"\s+", " ", value.replace("\r", "").replace("\n", "")).strip())
+    return sorted(names)
+
+
+def read_truth() -> dict[str, set[str]]:
+    with TRUTH.open(encoding="utf-8") as fh:
+        return {row["watch_term"]: {n for n in row["expected_names"].split("|") if n}
+                for row in csv.DictReader(fh)}
+
+
+def compile_sql(settings, sql: str) -> str:
+    """The pipeline's macros turned into plain SQL by dbt itself (nothing re-implemented here)."""
+    done = invoke_dbt(settings, "compile", "--quiet", "--inline", sql)
+    if done.returncode != 0:
+        raise SystemExit(f"dbt compile failed: {(done.stdout + done.stderr).strip().splitlines()[-1:]}")
+    return done.stdout.strip()
+
+
+def score(truth: dict[str, set[str]], found: dict[str, set[str]]) -> tuple[int, int, int]:
+    hits = sum(len(truth[t] & found.get(t, set())) for t in truth)
+    return hits, sum(len(found.get(t, set())) for t in truth), sum(len(v) for v in truth.values())
+
+
+def main() -> None:
+    data_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DATA
+    truth = read_truth()
+    names = real_names(data_dir)
+    unknown = sorted(n for expected in truth.values() for n in expected if n not in names)
+    if unknown:
+        raise SystemExit(f"The truth names {unknown} are not in {data_dir}: fix watch_terms_truth.csv.")
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings({}).with_paths(duckdb_path=Path(tmp) / "eval.duckdb",
+                                                reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state")
+        seeded = invoke_dbt(settings, "seed", "--select", "ingredient_name_translations hangul_jamo_romanization")
+        if seeded.returncode != 0:
+            raise SystemExit("dbt seed failed: see the dbt log.")
+        key_sql, match_sql, rank_sql = compile_sql(settings, SPLIT.join([
+            "select name, {{ comparison_key('name') }} as ingredient_name_key from watch_eval.raw_names",
+            MATCH_SQL, RANK_SQL.replace("{n}", str(CANDIDATES))])).split(SPLIT)
+        with duckdb.connect(str(settings.duckdb_path)) as con:
+            con.execute("create schema watch_eval")
+            con.execute("create table watch_eval.raw_names (name varchar)")
+            con.executemany("insert into watch_eval.raw_names values (?)", [[n] for n in names])
+            con.execute(f"create table watch_eval.names as {key_sql}")
+            con.execute("create table watch_eval.terms (watch_term varchar)")
+            con.executemany("insert into watch_eval.terms values (?)", [[t] for t in truth])
+            by_key: dict[str, set[str]] = {}
+            for name, key in con.execute("select name, ingredient_name_key from watch_eval.names").fetchall():
+                by_key.setdefault(key, set()).add(name)
+            matched: dict[str, set[str]] = {}
+            for term, key in con.execute(match_sql).fetchall():
+                matched.setdefault(term, set()).update(by_key.get(key, set()))
+            offered: dict[str, set[str]] = {}
+            for term, key in con.execute(rank_sql).fetchall():
+                offered.setdefault(term, set()).update(by_key.get(key, set()))
+
+    hits, predicted, expected = score(truth, matched)
+    print(f"{len(truth)} English watch terms, {sum(1 for v in truth.values() if v)} with expected names, "
+          f"against {len(names)} Hangul names of {data_dir.name}")
+    print(f"rule-based matcher: precision {hits / predicted if predicted else 1:.1%} ({hits}/{predicted}), "
+          f"recall {hits / expected:.1%} ({hits}/{expected})")
+    with_names = [t for t in truth if truth[t]]
+    term_hits = sum(1 for t in with_names if truth[t] & offered.get(t, set()))
+    name_hits = sum(len(truth[t] & offered.get(t, set())) for t in with_names)
+    reachable = sum(min(len(truth[t]), CANDIDATES) for t in with_names)
+    print(f"AI candidate lists ({CANDIDATES} names): right name offered for {term_hits}/{len(with_names)} terms "
+          f"({term_hits / len(with_names):.1%}); {name_hits}/{reachable} expected names offered "
+          f"({name_hits / reachable:.1%})")
+    print("misses of the matcher (expected, not matched):")
+    for term in truth:
+        for name in sorted(truth[term] - matched.get(term, set())):
+            print(f"  {term} -> {name}")
+    print("false matches (matched, not expected):")
+    for term in truth:
+        for name in sorted(matched.get(term, set()) - truth[term]):
+            print(f"  {term} -> {name}")
+    print("terms whose candidate list misses every expected name:")
+    for term in with_names:
+        if not truth[term] & offered.get(term, set()):
+            print(f"  {term}: offered {sorted(offered.get(term, set()))[:CANDIDATES]}")
+
+
+if __name__ == "__main__":
+    main()

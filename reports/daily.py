@@ -103,7 +103,10 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
         "unmatched": q.watchlist_unmatched(con, tables, as_of) if publishes else [],
     }
     # A rejected load publishes nothing: its events are not read even if some exist.
-    data["new"] = q.events(con, tables, as_of, "NEW") if publishes else []
+    # A registration back after a withdrawal is reported beside the new ones: both are
+    # registrations present today that were not yesterday.
+    data["new"] = (q.events(con, tables, as_of, "NEW") + q.events(con, tables, as_of, "REINSTATED")
+                   if publishes else [])
     data["withdrawn"] = q.events(con, tables, as_of, "WITHDRAWN") if publishes else []
     data["changes"] = q.field_changes(con, tables, as_of) if publishes else []
     data["watch"] = q.watchlist_events(con, tables, as_of) if publishes else []
@@ -120,7 +123,8 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
         print_setup(ws)
     sheets[TREND_DATA].hide()
     _dashboard(sheets[DASHBOARD], f, wb, as_of, data)
-    _event_sheet(sheets[NEW], f, "신규 등록 (NEW)", data["new"], data)
+    _event_sheet(sheets[NEW], f, "신규 등록 (NEW) · 재등장 (REINSTATED: 취하됐다가 다시 나타난 등록)",
+                 data["new"], data)
     _changed_sheet(sheets[CHANGED], f, data["changes"], data)
     _event_sheet(sheets[WITHDRAWN], f, "등록 취하 (WITHDRAWN) — 목록에서 사라진 등록", data["withdrawn"], data)
     _watchlist_sheet(sheets[WATCHLIST], f, data)
@@ -142,6 +146,7 @@ def _status_note(data: dict[str, Any]) -> str | None:
 
 
 EVENT_COLS = [
+    Col("구분", "event_label", "text", 7),
     Col("중요도", "severity", "severity", 11),
     Col("등록번호", "permit_no", "text", 22),
     Col("성분명", "ingredient_name", "text", 26),
@@ -154,6 +159,7 @@ EVENT_COLS = [
     Col("고시구분", "notice_code", "text", 9),
     Col("관심목록", "watch", "text", 8),
     Col("관심 키워드", "watch_terms", "text", 16),
+    Col("부재 일수", "absent_days", "int", 9),
     Col(AI_COMMENT_HEADER, "ai_comment", "wrap", 50),
 ]
 
@@ -205,6 +211,7 @@ WATCH_COLS = [
     Col("구분", "event_label", "text", 7),
     Col("중요도", "severity", "severity", 11),
     Col("관심 키워드", "watch_terms", "text", 18),
+    Col("일치 방식", "watch_matches", "text", 30),
     Col("등록번호", "permit_no", "text", 22),
     Col("성분명", "ingredient_name", "text", 24),
     Col("신청인", "applicant", "text", 20),

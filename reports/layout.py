@@ -101,7 +101,7 @@ def ai_badge(skip_reason: str | None, status: str | None) -> str:
 
 # --- Korean labels ----------------------------------------------------------------------------
 
-EVENT_LABEL = {"NEW": "신규", "CHANGED": "변경", "WITHDRAWN": "취하"}
+EVENT_LABEL = {"NEW": "신규", "REINSTATED": "재등장", "CHANGED": "변경", "WITHDRAWN": "취하"}
 SEVERITY_LABEL = {
     "CRITICAL": "긴급", "HIGH": "높음", "MEDIUM": "보통", "INFO": "정보", "COSMETIC": "표기",
 }

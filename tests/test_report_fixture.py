@@ -68,7 +68,7 @@ create table marts.dmf_events (
     on_watchlist boolean, watch_terms varchar, ingredient_name varchar, applicant varchar,
     applicant_bizrno varchar, manufacturer varchar, manufacture_place varchar,
     countries varchar, permit_date date, notice_code varchar, changed_fields varchar,
-    change_kind varchar
+    change_kind varchar, absent_days integer, watch_matches varchar
 );
 create table marts.dmf_event_field_changes (
     as_of_date date, dmf_key varchar, permit_no varchar, field_name varchar,
@@ -513,7 +513,7 @@ CONTRACT_COLUMNS = {
     "dmf_events": "event_id as_of_date load_id dmf_key permit_no event_type severity "
                   "severity_rank rule_priority on_watchlist watch_terms ingredient_name applicant "
                   "applicant_bizrno manufacturer manufacture_place countries permit_date "
-                  "notice_code changed_fields change_kind",
+                  "notice_code changed_fields change_kind absent_days watch_matches",
     "dmf_event_field_changes": "as_of_date dmf_key permit_no field_name before_value after_value "
                                "change_kind change_detail severity severity_rank on_watchlist",
     "dmf_signals": "as_of_date load_id signal_id is_gate fired severity observed baseline "

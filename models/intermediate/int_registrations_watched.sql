@@ -1,6 +1,7 @@
 {#- Whether each record (per load) falls under the watchlist: its ingredient matched a watched
     ingredient, its applicant is watched by name or BIZRNO, or one of its manufacturers contains
-    a watched manufacturer name. -#}
+    a watched manufacturer name. watch_matches says how each term matched (the ingredient
+    match stage, or applicant / manufacturer), so a person can judge a transliteration match. -#}
 
 with
 
@@ -24,14 +25,14 @@ ingredient_matches as (
 
 hits as (
 
-    select keyed.record_id, ingredient_matches.watch_term
+    select keyed.record_id, ingredient_matches.watch_term, ingredient_matches.match_stage
     from keyed
     inner join ingredient_matches
         on keyed.ingredient_name_key = ingredient_matches.ingredient_name_key
 
     union all
 
-    select keyed.record_id, terms.watch_term
+    select keyed.record_id, terms.watch_term, 'applicant' as match_stage
     from keyed
     inner join terms
         on terms.term_kind = 'applicant'
@@ -39,7 +40,7 @@ hits as (
 
     union all
 
-    select keyed.record_id, terms.watch_term
+    select keyed.record_id, terms.watch_term, 'manufacturer' as match_stage
     from keyed
     inner join terms
         on terms.term_kind = 'manufacturer'
@@ -51,7 +52,9 @@ per_record as (
 
     select
         record_id,
-        string_agg(distinct watch_term, ', ' order by watch_term) as watch_terms
+        string_agg(distinct watch_term, ', ' order by watch_term) as watch_terms,
+        string_agg(distinct watch_term || ' (' || match_stage || ')', ', '
+            order by watch_term || ' (' || match_stage || ')') as watch_matches
 
     from hits
     group by record_id
@@ -61,7 +64,8 @@ per_record as (
 select
     keyed.record_id,
     per_record.record_id is not null as on_watchlist,
-    per_record.watch_terms
+    per_record.watch_terms,
+    per_record.watch_matches
 
 from keyed
 left join per_record

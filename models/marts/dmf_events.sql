@@ -26,6 +26,7 @@ published as (
         rule_priority,
         on_watchlist,
         watch_terms,
+        watch_matches,
         ingredient_name,
         applicant,
         applicant_bizrno,

@@ -85,13 +85,8 @@ def score(truth: dict[str, set[str]], found: dict[str, set[str]]) -> tuple[int, 
     return hits, sum(len(found.get(t, set())) for t in truth), sum(len(v) for v in truth.values())
 
 
-def main() -> None:
-    data_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DATA
-    truth = read_truth()
-    names = real_names(data_dir)
-    unknown = sorted(n for expected in truth.values() for n in expected if n not in names)
-    if unknown:
-        raise SystemExit(f"The truth names {unknown} are not in {data_dir}: fix watch_terms_truth.csv.")
+def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """term -> names the rule-based matcher matches, and term -> the 8 candidates it would offer."""
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings({}).with_paths(duckdb_path=Path(tmp) / "eval.duckdb",
                                                 reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state")
@@ -107,7 +102,7 @@ def main() -> None:
             con.executemany("insert into watch_eval.raw_names values (?)", [[n] for n in names])
             con.execute(f"create table watch_eval.names as {key_sql}")
             con.execute("create table watch_eval.terms (watch_term varchar)")
-            con.executemany("insert into watch_eval.terms values (?)", [[t] for t in truth])
+            con.executemany("insert into watch_eval.terms values (?)", [[t] for t in terms])
             by_key: dict[str, set[str]] = {}
             for name, key in con.execute("select name, ingredient_name_key from watch_eval.names").fetchall():
                 by_key.setdefault(key, set()).add(name)
@@ -117,6 +112,18 @@ def main() -> None:
             offered: dict[str, set[str]] = {}
             for term, key in con.execute(rank_sql).fetchall():
                 offered.setdefault(term, set()).update(by_key.get(key, set()))
+
+    return matched, offered
+
+
+def main() -> None:
+    data_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DATA
+    truth = read_truth()
+    names = real_names(data_dir)
+    unknown = sorted(n for expected in truth.values() for n in expected if n not in names)
+    if unknown:
+        raise SystemExit(f"The truth names {unknown} are not in {data_dir}: fix watch_terms_truth.csv.")
+    matched, offered = run_matcher(list(truth), names)
 
     hits, predicted, expected = score(truth, matched)
     print(f"{len(truth)} English watch terms, {sum(1 for v in truth.values() if v)} with expected names, "

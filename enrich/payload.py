@@ -16,7 +16,7 @@ from typing import Any
 from enrich.sanitize import for_prompt
 
 SEVERITY_ORDER = {"CRITICAL": 0, "HIGH": 1, "MEDIUM": 2, "INFO": 3, "COSMETIC": 4}
-EVENT_ORDER = {"WITHDRAWN": 0, "CHANGED": 1, "NEW": 2}
+EVENT_ORDER = {"WITHDRAWN": 0, "CHANGED": 1, "REINSTATED": 2, "NEW": 3}
 FIELD_LIMITS = {"ingredient_name": 80, "applicant": 60, "manufacturer": 80,
                 "manufacture_place": 60, "countries": 40, "permit_no": 40, "notice_code": 20}
 MAX_KEY_CHARS = 40

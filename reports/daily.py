@@ -15,11 +15,13 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from reports import queries as q
+from reports.actions import Action, day_actions
 from reports.drift_block import DRIFT_NO_GATE, drift_record, drift_rows
 from reports.layout import (
     CHANGE_KIND_LABEL,
     EVENT_LABEL,
     FIELD_LABEL,
+    SEVERITY_LABEL,
     YES_NO,
     Col,
     Formats,
@@ -40,6 +42,7 @@ from reports.layout import (
 
 # Sheet names (Korean; ≤ 31 characters, no []:*?/\).
 DASHBOARD = "요약"
+ACTIONS = "조치항목"
 NEW = "신규"
 CHANGED = "변경"
 WITHDRAWN = "취하"
@@ -48,7 +51,7 @@ SIGNALS = "무결성신호"
 OPERATIONS = "운영"
 PROPOSALS = "AI제안"
 TREND_DATA = "추세데이터"  # hidden: the series behind the dashboard sparklines and chart
-SHEETS = (DASHBOARD, NEW, CHANGED, WITHDRAWN, WATCHLIST, SIGNALS, OPERATIONS, PROPOSALS,
+SHEETS = (DASHBOARD, ACTIONS, NEW, CHANGED, WITHDRAWN, WATCHLIST, SIGNALS, OPERATIONS, PROPOSALS,
           TREND_DATA)
 
 AI_COMMENT_HEADER = "AI 코멘트 (AI 생성·참고용)"
@@ -110,6 +113,7 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
     data["withdrawn"] = q.events(con, tables, as_of, "WITHDRAWN") if publishes else []
     data["changes"] = q.field_changes(con, tables, as_of) if publishes else []
     data["watch"] = q.watchlist_events(con, tables, as_of) if publishes else []
+    data["actions"] = day_actions(con, as_of) if publishes else []
     return data
 
 
@@ -123,6 +127,7 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
         print_setup(ws)
     sheets[TREND_DATA].hide()
     _dashboard(sheets[DASHBOARD], f, wb, as_of, data)
+    _actions_sheet(sheets[ACTIONS], f, data)
     _event_sheet(sheets[NEW], f, "신규 등록 (NEW) · 재등장 (REINSTATED: 취하됐다가 다시 나타난 등록)",
                  data["new"], data)
     _changed_sheet(sheets[CHANGED], f, data["changes"], data)
@@ -430,7 +435,7 @@ TREND_SERIES = [
     ("new_count", "신규 (NEW)", NEW, None),
     ("changed_count", "변경 (CHANGED)", CHANGED, None),
     ("withdrawn_count", "취하 (WITHDRAWN)", WITHDRAWN, "HIGH"),
-    ("critical_count", "긴급 (CRITICAL)", WATCHLIST, "CRITICAL"),
+    ("critical_count", "긴급 (CRITICAL)", ACTIONS, "CRITICAL"),
     ("watchlist_hit_count", "관심목록 해당", WATCHLIST, None),
     ("fired_signal_count", "무결성 신호 발생", SIGNALS, None),
 ]
@@ -527,6 +532,8 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
         ws.set_row(r + 1, 22)
         r += 3
 
+    r = _action_block(ws, f, r, data)
+
     # Counts with 30-day sparklines.
     trend_rows = _trend_sheet(wb.get_worksheet_by_name(TREND_DATA), f, data["trend"])
     last_col = len(data["trend"])
@@ -569,6 +576,105 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
     for name in SHEETS[1:-1]:
         ws.write_url(r, 0, f"internal:'{name}'!A1", f.link, string=name)
         r += 1
+
+
+# --- the action list ---------------------------------------------------------------------------
+
+#: How many action lines the dashboard shows before "외 N건" (the rest is on the ACTIONS sheet).
+DASHBOARD_ACTIONS = 8
+#: First table row (0-based) of every event sheet: write_sheet_title's table row + the header.
+FIRST_DATA_ROW = 4
+EVENT_SHEET = {"NEW": NEW, "REINSTATED": NEW, "CHANGED": CHANGED, "WITHDRAWN": WITHDRAWN}
+
+
+def _row_link(data: dict, action: Action) -> str | None:
+    """`internal:'변경'!A7` — the event's first row on its sheet (the rows the sheets write, in
+    the same order), or None when the event type has no sheet of its own."""
+    sheet = EVENT_SHEET.get(action.event_type)
+    rows = {NEW: data["new"], CHANGED: data["changes"], WITHDRAWN: data["withdrawn"]}.get(sheet)
+    if not rows:
+        return None
+    for i, row in enumerate(rows):
+        if row["dmf_key"] == action.dmf_key:
+            return f"internal:'{sheet}'!A{FIRST_DATA_ROW + i + 1}"
+    return None
+
+
+def _action_tag(action: Action) -> str:
+    return label(SEVERITY_LABEL, action.severity) + (" · 관심" if action.on_watchlist else "")
+
+
+def _action_subject(action: Action) -> str:
+    """'암로디핀베실산염 · 20190801-211-J-399 · (주)삼오제약' — who the line is about."""
+    return " · ".join(v for v in (action.ingredient_name, action.permit_no or "(등록번호 없음)",
+                                  action.applicant) if v)
+
+
+def _action_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
+    """'오늘 조치할 항목': one line per CRITICAL/HIGH/watchlist event, most severe first, each
+    linked to its row; the first DASHBOARD_ACTIONS, then '외 N건' linking to the full list."""
+    actions: list[Action] = data["actions"]
+    ws.write_string(r, 0, f"오늘 조치할 항목 — 긴급·높음·관심목록 ({len(actions)}건)", f.section)
+    r += 1
+    if data["verdict"] != "accepted":
+        merged_text(ws, r, 0, r, 7, "오늘은 이벤트를 발행하지 않아 조치할 항목이 없습니다(위 적재 상태 참고).",
+                    f.badge)
+        return r + 2
+    if not actions:
+        merged_text(ws, r, 0, r, 7, "조치할 항목 없음 — 긴급·높음 이벤트와 관심목록 해당 이벤트가 없습니다.",
+                    f.ok)
+        return r + 2
+    for action in actions[:DASHBOARD_ACTIONS]:
+        ws.write_string(r, 0, _action_tag(action), f.severity.get(action.severity, f.key))
+        text = f"{_action_subject(action)} — {action.what}"
+        merged_text(ws, r, 1, r, 6, text, f.action)
+        ws.set_row(r, 15 * _lines(text, 100))
+        link = _row_link(data, action)
+        if link:
+            ws.write_url(r, 7, link, f.link, string="행 보기 →")
+        r += 1
+    more = len(actions) - DASHBOARD_ACTIONS
+    if more > 0:
+        merged_text(ws, r, 0, r, 6, f"외 {more}건 — 전체 목록은 조치항목 시트에 있습니다", f.note)
+        ws.write_url(r, 7, f"internal:'{ACTIONS}'!A1", f.link, string="조치항목 시트 →")
+        r += 1
+    return r + 1
+
+
+def _lines(text: str, width: int) -> int:
+    """Rows of wrapped text in a cell `width` narrow characters wide (Hangul counts double)."""
+    units = sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)
+    return max(1, min(15, -(-units // width)))
+
+
+ACTION_COLS = [
+    Col("중요도", "tag", "text", 12),
+    Col("성분명", "ingredient_name", "text", 24),
+    Col("등록번호", "permit_no", "text", 22),
+    Col("신청인", "applicant", "text", 22),
+    Col("무엇이 바뀌었나", "what", "wrap", 70),
+    Col("바로가기", "link_label", "text", 10),
+    Col("구분", "event_type", "text", 10),
+    Col("dmf_key", "dmf_key", "text", 18),
+]
+
+
+def _actions_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
+    actions: list[Action] = data["actions"]
+    top = write_sheet_title(ws, f, "오늘 조치할 항목 — 긴급·높음 이벤트와 관심목록 해당 이벤트 전체",
+                            _status_note(data) or "중요도 순. '행 보기'는 신규·변경·취하 시트의 해당 행으로 갑니다.")
+    back_link(ws, f, 5, DASHBOARD)
+    rows = [dict(tag=_action_tag(a), ingredient_name=a.ingredient_name,
+                 permit_no=a.permit_no or "(등록번호 없음)", applicant=a.applicant, what=a.what,
+                 event_type=a.event_type, dmf_key=a.dmf_key) for a in actions]
+    write_table(ws, f, top, ACTION_COLS, rows, empty_text="조치할 항목 없음")
+    for i, action in enumerate(actions):
+        row = top + 1 + i
+        ws.write_string(row, 0, _action_tag(action), f.severity.get(action.severity, f.text))
+        link = _row_link(data, action)
+        if link:
+            ws.write_url(row, 5, link, f.link, string="행 보기 →")
+        ws.set_row(row, 15 * _lines(action.what, 70))
 
 
 def _col(index: int) -> str:

@@ -226,6 +226,7 @@ class Formats:
         self.badge = fmt(italic=True, font_color="#595959", bg_color="#EDEDED", border=1,
                          text_wrap=True, valign="vcenter")
         self.link = fmt(font_color="#0563C1", underline=1, border=1)
+        self.action = fmt(border=1, text_wrap=True)
         self.note = fmt(italic=True, font_color="#595959", text_wrap=True)
         self.empty = fmt(italic=True, font_color="#808080")
 

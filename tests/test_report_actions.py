@@ -1,0 +1,182 @@
+"""The dashboard's "오늘 조치할 항목" on real dbt marts, read back with openpyxl.
+
+Two days of real MFDS records (the 2026-10-08 sample) go through the real pipeline; the second
+day removes one manufacturer of a watched registration (CRITICAL), withdraws a watched and an
+unwatched registration, adds a watched one and changes an unwatched manufacturer (MEDIUM, not
+an action). The action list must name exactly the day's CRITICAL/HIGH/watchlist events that
+SQL publishes, each linking to a cell that exists and is that event's row.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from datetime import date
+
+import openpyxl
+import pytest
+
+from conftest import SERVICE_KEY, read_jsonl
+from pipelines.config import load_settings
+from reports import daily
+from reports.daily import render_daily
+from scenarios import DaysSource, query, run_days
+
+DAY_1, DAY_2 = date(2026, 10, 8), date(2026, 10, 9)
+REMOVED_MANUFACTURER = "Devika Active Pharma Sciences Ltd"
+KEPT_MANUFACTURER = "Hefei Xianju Pharmaceutical Co., Ltd."
+WATCHED_TWO_SITES = "20110916-130-H-178-31"     # 암로디핀베실산염: watched ingredient
+WATCHED_WITHDRAWN = "20131108-129-H-255-33"     # 클로피도그렐황산염: watched base name
+UNWATCHED_WITHDRAWN = "20050831-13-B-55-02"     # 트리메부틴말레산염, 삼일제약: not watched
+UNWATCHED_CHANGED = "20050831-14-B-60-04"
+NEW_WATCHED = "20261009-209-J-9001"
+
+
+def two_days(real_data_dir) -> dict[date, list[dict]]:
+    day_1 = read_jsonl(real_data_dir / "sample_2026-10-08.jsonl")
+    for record in day_1:
+        if record["DMF_PERMIT_NO"] == WATCHED_TWO_SITES:
+            record.update(MNFCTR_NAME=f"{REMOVED_MANUFACTURER},{KEPT_MANUFACTURER}",
+                          MNFCTR_PLACE="Plot 12, Hyderabad, India,No. 8, Hefei, China",
+                          MANUF_COUNTRY_CODE_NM="인도,중국")
+    day_2 = []
+    for record in day_1:
+        record = dict(record)
+        number = record["DMF_PERMIT_NO"]
+        if number in (WATCHED_WITHDRAWN, UNWATCHED_WITHDRAWN):
+            continue
+        if number == WATCHED_TWO_SITES:
+            record.update(MNFCTR_NAME=KEPT_MANUFACTURER, MNFCTR_PLACE="No. 8, Hefei, China",
+                          MANUF_COUNTRY_CODE_NM="중국")
+        if number == UNWATCHED_CHANGED:
+            record.update(MNFCTR_NAME="Another Manufacturer GmbH")
+        day_2.append(record)
+    day_2.append(dict(day_1[166], DMF_PERMIT_NO=NEW_WATCHED, DMF_PERMIT_DATE="2026-10-09",
+                      ENTP_NAME="(주)새신청인", BIZRNO="9998887776"))
+    return {DAY_1: day_1, DAY_2: day_2}
+
+
+def settings_in(root):
+    settings = load_settings({}).with_paths(duckdb_path=root / "dmf.duckdb",
+                                            reports_dir=root / "reports", state_dir=root / "state")
+    return dataclasses.replace(settings)
+
+
+@pytest.fixture(scope="module")
+def built(real_data_dir, tmp_path_factory):
+    root = tmp_path_factory.mktemp("actions")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DMF_AI_DISABLED", "1")
+    try:
+        settings = settings_in(root)
+        outcomes = run_days(settings, DaysSource(two_days(real_data_dir)), [(DAY_1, None), (DAY_2, None)],
+                            SERVICE_KEY)
+    finally:
+        mp.undo()
+    assert [o.exit_code for o in outcomes] == [0, 0]
+    return settings
+
+
+@pytest.fixture
+def warehouse(built, tmp_path):
+    shutil.copy(built.duckdb_path, tmp_path / "dmf.duckdb")
+    return settings_in(tmp_path)
+
+
+def action_rows(ws) -> list[tuple[int, str, str]]:
+    """(row, tag, text) of each action line under the dashboard's action heading."""
+    heading = next(c.row for c in ws["A"] if str(c.value or "").startswith("오늘 조치할 항목"))
+    out = []
+    for r in range(heading + 1, ws.max_row + 1):
+        tag = ws.cell(r, 1).value
+        if not tag or str(tag).startswith("외 "):
+            break
+        out.append((r, str(tag), str(ws.cell(r, 2).value or "")))
+    return out
+
+
+def resolve(wb, target: str):
+    """An internal link 'sheet'!A7 → the cell it points at (KeyError if the sheet is missing)."""
+    match = re.fullmatch(r"'?(?P<sheet>[^'!]+)'?!(?P<cell>[A-Z]+\d+)", target)
+    assert match, target
+    return wb[match["sheet"]][match["cell"]]
+
+
+def test_action_list_names_exactly_the_critical_high_and_watchlist_events(warehouse):
+    expected = query(warehouse, """
+        select permit_no, severity from marts.dmf_events
+        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
+        order by all""", [DAY_2])
+    assert {"CRITICAL", "HIGH"} <= {severity for _, severity in expected}
+    wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
+
+    ws = wb[daily.DASHBOARD]
+    lines = action_rows(ws)
+    assert len(lines) == len(expected)
+    shown = sorted((next(p for p, _ in expected if p in text), tag.split(" · ")[0]) for _, tag, text in lines)
+    korean = {"CRITICAL": "긴급", "HIGH": "높음", "MEDIUM": "보통", "INFO": "정보", "COSMETIC": "표기"}
+    assert shown == sorted((p, korean[s]) for p, s in expected)
+    # Most severe first.
+    ranks = [list(korean.values()).index(tag.split(" · ")[0]) for _, tag, _ in lines]
+    assert ranks == sorted(ranks)
+    # The full list sheet holds the same keys.
+    keys = {row[0] for row in query(warehouse, """
+        select dmf_key from marts.dmf_events
+        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""", [DAY_2])}
+    sheet = wb[daily.ACTIONS]
+    header = [c.value for c in sheet[4]]
+    listed = {row[header.index("dmf_key")] for row in sheet.iter_rows(min_row=5, values_only=True) if row[0]}
+    assert listed == keys
+
+
+def test_each_action_line_says_what_happened_in_korean(warehouse):
+    ws = openpyxl.load_workbook(render_daily(warehouse, DAY_2))[daily.DASHBOARD]
+    text = {t for _, _, t in action_rows(ws)}
+    withdrawn = next(t for t in text if WATCHED_WITHDRAWN in t)
+    assert withdrawn.endswith("등록 취하(목록에서 사라짐)")
+    removal = next(t for t in text if WATCHED_TWO_SITES in t)
+    assert "암로디핀베실산염" in removal and "제조소명" in removal
+    assert not any(UNWATCHED_CHANGED in t for t in text)  # MEDIUM, not on the watchlist
+
+
+def test_every_action_link_lands_on_that_events_row(warehouse):
+    wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
+    ws = wb[daily.DASHBOARD]
+    for r, _, text in action_rows(ws):
+        link = ws.cell(r, 8).hyperlink
+        assert link is not None, text
+        cell = resolve(wb, link.location)
+        row_values = [c.value for c in cell.parent[cell.row]]
+        permit = next(v for v in row_values if isinstance(v, str) and v in text and "-" in v)
+        assert permit, (text, row_values)
+
+
+def test_every_internal_link_of_the_report_resolves(warehouse):
+    wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
+    links = [cell.hyperlink for ws in wb.worksheets for row in ws.iter_rows() for cell in row
+             if cell.hyperlink is not None]
+    assert links
+    for link in links:
+        assert link.location, link.target
+        resolve(wb, link.location)
+
+
+def test_a_long_action_list_shows_the_first_lines_and_says_how_many_more(warehouse, monkeypatch):
+    monkeypatch.setattr(daily, "DASHBOARD_ACTIONS", 2)
+    wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
+    ws = wb[daily.DASHBOARD]
+    total = query(warehouse, """
+        select count(*) from marts.dmf_events
+        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""", [DAY_2])[0][0]
+    lines = action_rows(ws)
+    assert len(lines) == 2
+    more = ws.cell(lines[-1][0] + 1, 1)
+    assert more.value == f"외 {total - 2}건 — 전체 목록은 조치항목 시트에 있습니다"
+    assert ws.cell(more.row, 8).hyperlink.location == f"'{daily.ACTIONS}'!A1"
+
+
+def test_a_quiet_day_says_there_is_nothing_to_act_on(warehouse):
+    ws = openpyxl.load_workbook(render_daily(warehouse, DAY_1))[daily.DASHBOARD]
+    heading = next(c.row for c in ws["A"] if str(c.value or "").startswith("오늘 조치할 항목"))
+    assert "조치할 항목이 없습니다" in ws.cell(heading + 1, 1).value or \
+        ws.cell(heading + 1, 1).value.startswith("조치할 항목 없음")

@@ -26,8 +26,9 @@ WHAT_HAPPENED = {
 }
 CHANGE_VERB = {
     "added": "추가", "removed": "삭제", "replaced": "변경", "assigned": "부여",
-    "renumbered": "변경", "modified": "변경", "cosmetic": "표기 변경",
+    "renumbered": "변경", "modified": "변경", "cosmetic": "표기 변경", "reordered": "순서 변경",
 }
+ENTRY_SEPARATOR = " / "  # entries themselves hold commas ("Co., Ltd.")
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,26 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_VALUE_CHARS else text[:MAX_VALUE_CHARS - 1] + "…"
 
 
-def describe_change(field_name: str, detail: str | None, before: Any, after: Any) -> str:
-    """'제조소명 변경: A → B' (the values are quoted as they are, never computed)."""
+def describe_change(field_name: str, detail: str | None, before: Any, after: Any,
+                    removed: list[str] | None = None, added: list[str] | None = None) -> str:
+    """'제조소명 변경: A → B' (the values are quoted as they are, never computed). For a list
+    field the entries SQL found removed/added are named in full instead of the whole values:
+    '제조소명 삭제: Devika Active Pharma Sciences Ltd'."""
+    name = FIELD_LABEL.get(field_name, field_name)
+    removed, added = list(removed or []), list(added or [])
+    if detail == "reordered":
+        return f"{name} 순서 변경: {_short(before)} → {_short(after)}"
+    if removed and added:
+        if len(removed) == 1 and len(added) == 1:
+            return f"{name} 변경: {removed[0]} → {added[0]}"
+        return (f"{name} 변경 — 삭제: {ENTRY_SEPARATOR.join(removed)}; "
+                f"추가: {ENTRY_SEPARATOR.join(added)}")
+    if removed:
+        return f"{name} 삭제: {ENTRY_SEPARATOR.join(removed)}"
+    if added:
+        return f"{name} 추가: {ENTRY_SEPARATOR.join(added)}"
     verb = CHANGE_VERB.get(detail or "", "변경")
-    return f"{FIELD_LABEL.get(field_name, field_name)} {verb}: {_short(before)} → {_short(after)}"
+    return f"{name} {verb}: {_short(before)} → {_short(after)}"
 
 
 def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -80,7 +97,8 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
         order by severity_rank, rule_priority, ingredient_name nulls last, dmf_key
     """, [as_of])
     changes = _fetch(con, f"""
-        select dmf_key, field_name, change_detail, before_value, after_value
+        select dmf_key, field_name, change_detail, before_value, after_value, removed_entries,
+               added_entries
         from {MARTS}.dmf_event_field_changes
         where as_of_date = ?
         order by dmf_key, severity_rank, field_name
@@ -88,7 +106,8 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
     by_key: dict[str, list[str]] = {}
     for change in changes:
         by_key.setdefault(change["dmf_key"], []).append(describe_change(
-            change["field_name"], change["change_detail"], change["before_value"], change["after_value"]))
+            change["field_name"], change["change_detail"], change["before_value"], change["after_value"],
+            change["removed_entries"], change["added_entries"]))
     out = []
     for event in events:
         kind = event["event_type"]

@@ -206,6 +206,8 @@ def field_changes(con, tables: Tables, as_of: date) -> list[Row]:
             changes.after_value,
             changes.change_kind,
             changes.change_detail,
+            changes.removed_entries,
+            changes.added_entries,
             changes.severity,
             changes.severity_rank,
             changes.on_watchlist,

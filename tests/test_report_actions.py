@@ -135,7 +135,9 @@ def test_each_action_line_says_what_happened_in_korean(warehouse):
     withdrawn = next(t for t in text if WATCHED_WITHDRAWN in t)
     assert withdrawn.endswith("등록 취하(목록에서 사라짐)")
     removal = next(t for t in text if WATCHED_TWO_SITES in t)
-    assert "암로디핀베실산염" in removal and "제조소명" in removal
+    assert "암로디핀베실산염" in removal
+    assert f"제조소명 삭제: {REMOVED_MANUFACTURER}" in removal
+    assert "제조국 삭제: 인도" in removal and "제조소 소재지 삭제: Plot 12, Hyderabad, India" in removal
     assert not any(UNWATCHED_CHANGED in t for t in text)  # MEDIUM, not on the watchlist
 
 
@@ -180,3 +182,25 @@ def test_a_quiet_day_says_there_is_nothing_to_act_on(warehouse):
     heading = next(c.row for c in ws["A"] if str(c.value or "").startswith("오늘 조치할 항목"))
     assert "조치할 항목이 없습니다" in ws.cell(heading + 1, 1).value or \
         ws.cell(heading + 1, 1).value.startswith("조치할 항목 없음")
+
+
+def test_a_watched_manufacturer_removal_is_one_removed_entry_and_critical(warehouse):
+    rows = query(warehouse, """
+        select field_name, change_detail, removed_entries, added_entries, severity
+        from marts.dmf_event_field_changes where as_of_date = ? and permit_no = ?
+        order by field_name""", [DAY_2, WATCHED_TWO_SITES])
+    assert rows == [
+        ("countries", "removed", ["인도"], None, "INFO"),
+        ("manufacture_place", "removed", ["Plot 12, Hyderabad, India"], None, "HIGH"),
+        ("manufacturer", "removed", [REMOVED_MANUFACTURER], None, "CRITICAL"),
+    ]
+    assert query(warehouse, "select severity from marts.dmf_events where as_of_date = ? and permit_no = ?",
+                 [DAY_2, WATCHED_TWO_SITES]) == [("CRITICAL",)]
+
+
+def test_the_changed_sheet_names_the_removed_manufacturer_in_full(warehouse):
+    sheet = openpyxl.load_workbook(render_daily(warehouse, DAY_2))[daily.CHANGED]
+    header = [c.value for c in sheet[4]]
+    texts = [row[header.index("무엇이 바뀌었나")] for row in sheet.iter_rows(min_row=5, values_only=True)
+             if row[header.index("등록번호")] == WATCHED_TWO_SITES]
+    assert f"제조소명 삭제: {REMOVED_MANUFACTURER}" in texts

@@ -73,7 +73,8 @@ create table marts.dmf_events (
 create table marts.dmf_event_field_changes (
     as_of_date date, dmf_key varchar, permit_no varchar, field_name varchar,
     before_value varchar, after_value varchar, change_kind varchar, change_detail varchar,
-    severity varchar, severity_rank integer, on_watchlist boolean
+    severity varchar, severity_rank integer, on_watchlist boolean, removed_entries varchar[],
+    added_entries varchar[]
 );
 create table marts.dmf_signals (
     as_of_date date, load_id varchar, signal_id varchar, is_gate boolean, fired boolean,
@@ -515,7 +516,8 @@ CONTRACT_COLUMNS = {
                   "applicant_bizrno manufacturer manufacture_place countries permit_date "
                   "notice_code changed_fields change_kind absent_days watch_matches",
     "dmf_event_field_changes": "as_of_date dmf_key permit_no field_name before_value after_value "
-                               "change_kind change_detail severity severity_rank on_watchlist",
+                               "change_kind change_detail severity severity_rank on_watchlist "
+                               "removed_entries added_entries",
     "dmf_signals": "as_of_date load_id signal_id is_gate fired severity observed baseline "
                    "baseline_text window_text context description description_ko what_to_check_ko",
     "dmf_daily_summary": "as_of_date load_id verdict reason is_baseline registry_count new_count "

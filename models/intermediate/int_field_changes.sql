@@ -1,6 +1,16 @@
 {#- One row per field that differs between a registration's record in a load and its record in
     the previous load of the sequence. Values are compared as displayed (whitespace never
-    counts); the change is cosmetic when the comparison keys are equal. -#}
+    counts); the change is cosmetic when the comparison keys are equal.
+
+    List fields (manufacturer, manufacture_place, countries) hold several entries joined by
+    commas. Their change is also described entry by entry, so a reader sees which manufacturer
+    left rather than two long strings:
+      1. split each side into pieces (list_pieces) and glue legal-form pieces back to the entry
+         they end (list_piece_is_suffix), giving the entries in order;
+      2. number repeated entries (two sites in one country), so entries compare as a multiset;
+      3. an entry of the old value with no equal entry in the new one was removed, and the
+         other way round added; change_detail says added, removed, replaced (both) or
+         reordered (neither). -#}
 
 with
 
@@ -53,32 +63,138 @@ unpivoted as (
 
 ),
 
-classified as (
+list_sides as (
+
+    {%- for side, value in [('before', 'before_value'), ('after', 'after_value')] %}
+    select
+        load_id,
+        dmf_key,
+        field_name,
+        '{{ side }}' as side,
+        {{ list_pieces(value, 'field_name') }} as pieces
+    from unpivoted
+    where field_name in ({{ "'" ~ list_fields() | join("', '") ~ "'" }})
+        and before_key is distinct from after_key
+    {{ "union all" if not loop.last }}
+    {%- endfor %}
+
+),
+
+list_pieces as (
 
     select
         load_id,
-        load_seq,
-        as_of_date,
         dmf_key,
-        permit_no,
         field_name,
-        before_value,
-        after_value,
+        side,
+        generate_subscripts(pieces, 1) as piece_position,
+        unnest(pieces) as piece
+    from list_sides
+
+),
+
+pieces_numbered as (
+
+    select
+        *,
+        sum(case when {{ list_piece_is_suffix('piece') }} then 0 else 1 end) over (
+            partition by load_id, dmf_key, field_name, side
+            order by piece_position
+            rows between unbounded preceding and current row
+        ) as entry_position
+    from list_pieces
+
+),
+
+entries as (
+
+    select
+        load_id,
+        dmf_key,
+        field_name,
+        side,
+        entry_position,
+        string_agg(piece, ',' order by piece_position) as entry
+    from pieces_numbered
+    group by all
+
+),
+
+entries_counted as (
+
+    select
+        *,
+        row_number() over (
+            partition by load_id, dmf_key, field_name, side, entry order by entry_position
+        ) as occurrence
+    from entries
+
+),
+
+unmatched_entries as (
+
+    select entries_counted.*
+    from entries_counted
+    left join entries_counted as other_side
+        on other_side.load_id = entries_counted.load_id
+        and other_side.dmf_key = entries_counted.dmf_key
+        and other_side.field_name = entries_counted.field_name
+        and other_side.side <> entries_counted.side
+        and other_side.entry = entries_counted.entry
+        and other_side.occurrence = entries_counted.occurrence
+    where other_side.entry is null
+
+),
+
+entry_diffs as (
+
+    select
+        load_id,
+        dmf_key,
+        field_name,
+        list(entry order by entry_position) filter (where side = 'before') as removed_entries,
+        list(entry order by entry_position) filter (where side = 'after') as added_entries
+    from unmatched_entries
+    group by all
+
+),
+
+classified as (
+
+    select
+        unpivoted.load_id,
+        unpivoted.load_seq,
+        unpivoted.as_of_date,
+        unpivoted.dmf_key,
+        unpivoted.permit_no,
+        unpivoted.field_name,
+        unpivoted.before_value,
+        unpivoted.after_value,
         case
             when before_key is not distinct from after_key then 'cosmetic'
             else 'substantive'
         end as change_kind,
         case
             when before_key is not distinct from after_key then 'cosmetic'
-            when field_name = 'permit_no' and before_value is null then 'assigned'
-            when field_name = 'permit_no' and after_value is null then 'removed'
-            when field_name = 'permit_no' then 'renumbered'
-            when field_name in ('manufacturer', 'countries', 'manufacture_place')
-                then {{ list_change_detail('before_value', 'after_value') }}
-            else 'modified'
-        end as change_detail
+            when unpivoted.field_name = 'permit_no' and before_value is null then 'assigned'
+            when unpivoted.field_name = 'permit_no' and after_value is null then 'removed'
+            when unpivoted.field_name = 'permit_no' then 'renumbered'
+            when unpivoted.field_name not in ({{ "'" ~ list_fields() | join("', '") ~ "'" }})
+                then 'modified'
+            when len(coalesce(removed_entries, [])) > 0 and len(coalesce(added_entries, [])) > 0
+                then 'replaced'
+            when len(coalesce(removed_entries, [])) > 0 then 'removed'
+            when len(coalesce(added_entries, [])) > 0 then 'added'
+            else 'reordered'
+        end as change_detail,
+        entry_diffs.removed_entries,
+        entry_diffs.added_entries
 
     from unpivoted
+    left join entry_diffs
+        on entry_diffs.load_id = unpivoted.load_id
+        and entry_diffs.dmf_key = unpivoted.dmf_key
+        and entry_diffs.field_name = unpivoted.field_name
 
 )
 

@@ -23,6 +23,8 @@ published as (
         after_value,
         change_kind,
         change_detail,
+        removed_entries,
+        added_entries,
         severity,
         severity_rank,
         rule_priority,

@@ -70,8 +70,8 @@ observations as (
         cast(previous_total_count as double) as baseline,
         previous_total_count is not null
             and total_count < {{ var('total_count_drop_ratio') }} * previous_total_count as fired,
-        'last accepted totalCount ' || coalesce(cast(previous_total_count as varchar), '-')
-            || ', gate below ' || cast(100 * {{ var('total_count_drop_ratio') }} as varchar) || '%' as baseline_text
+        '마지막 반영 적재의 API 총건수 ' || coalesce(cast(previous_total_count as varchar), '-')
+            || ', 그 ' || cast(100 * {{ var('total_count_drop_ratio') }} as varchar) || '% 미만이면 거부' as baseline_text
     from metrics
 
     union all
@@ -79,7 +79,7 @@ observations as (
     select load_id, as_of_date, 'zero_records',
         cast(record_count as double), null,
         coalesce(record_count, 0) = 0,
-        'any load must hold records'
+        '적재에는 기록이 있어야 함'
     from metrics
 
     union all
@@ -89,8 +89,8 @@ observations as (
         {{ var('all_changed_ratio') }},
         previous_record_count is not null
             and changed_count > {{ var('all_changed_ratio') }} * previous_record_count,
-        changed_count || ' CHANGED of ' || coalesce(cast(previous_record_count as varchar), '-')
-            || ' registrations, gate above ' || cast(100 * {{ var('all_changed_ratio') }} as varchar) || '%'
+        '등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 ' || changed_count
+            || '건 변경, ' || cast(100 * {{ var('all_changed_ratio') }} as varchar) || '% 초과면 거부'
     from metrics
 
     union all
@@ -136,7 +136,7 @@ observations as (
         cast(total_count as double), cast(previous_total_count as double),
         previous_total_count is not null
             and total_count > {{ var('total_count_spike_ratio') }} * previous_total_count,
-        'last accepted totalCount ' || coalesce(cast(previous_total_count as varchar), '-')
+        '마지막 반영 적재의 API 총건수 ' || coalesce(cast(previous_total_count as varchar), '-')
     from metrics
 
     union all
@@ -146,8 +146,8 @@ observations as (
         history_loads >= {{ min_history }}
             and event_count >= {{ var('event_burst_min') }}
             and event_count > {{ var('event_burst_factor') }} * event_count_median,
-        '30-day median ' || coalesce(cast(event_count_median as varchar), '-') || ' over '
-            || history_loads || ' loads'
+        '최근 30일 중앙값 ' || coalesce(cast(event_count_median as varchar), '-') || ' (적재 '
+            || history_loads || '회 기준)'
     from metrics
 
     union all
@@ -155,8 +155,8 @@ observations as (
     select load_id, as_of_date, 'withdrawn_burst',
         cast(withdrawn_count as double), cast(withdrawn_count_max as double),
         history_loads >= {{ min_history }} and withdrawn_count > withdrawn_count_max,
-        '30-day maximum ' || coalesce(cast(withdrawn_count_max as varchar), '-') || ' over '
-            || history_loads || ' loads'
+        '최근 30일 최댓값 ' || coalesce(cast(withdrawn_count_max as varchar), '-') || ' (적재 '
+            || history_loads || '회 기준)'
     from metrics
 
     union all
@@ -166,7 +166,7 @@ observations as (
         previous_duplicate_number_groups is not null
             and duplicate_number_groups > 0
             and duplicate_number_groups > 2 * previous_duplicate_number_groups,
-        'duplicated registration numbers in the previous load: '
+        '이전 적재의 중복 등록번호 수: '
             || coalesce(cast(previous_duplicate_number_groups as varchar), '-')
     from metrics
 
@@ -184,7 +184,7 @@ observations as (
             coalesce({{ field }}_null_pct - previous_{{ field }}_null_pct, 0){{ "," if not loop.last }}
             {%- endfor %}
         ) >= {{ var('field_null_surge_points') }},
-        'largest rise in empty values, in points, against the previous load; by field: '
+        '이전 적재 대비 빈 값 비율의 최대 증가(%p). 항목별 빈 값: '
             {%- for field in registration_fields() %}
             || '{{ field }} ' || coalesce(cast(round({{ field }}_null_pct, 1) as varchar), '-') || '%'
             {{- " || ', '" if not loop.last }}
@@ -197,7 +197,7 @@ observations as (
         round(permit_parse_failures / nullif(record_count, 0), 4),
         {{ var('permit_parse_fail_ratio') }},
         permit_parse_failures > {{ var('permit_parse_fail_ratio') }} * record_count,
-        permit_parse_failures || ' registration numbers in no known format'
+        '알려진 형식이 아닌 등록번호 ' || permit_parse_failures || '건'
     from metrics
 
     union all
@@ -205,7 +205,7 @@ observations as (
     select load_id, as_of_date, 'date_format_drift',
         cast(permit_date_failures as double), 0,
         permit_date_failures > 0,
-        'every permit date should be YYYY-MM-DD'
+        '등록일자는 모두 YYYY-MM-DD 여야 함'
     from metrics
 
     union all
@@ -214,7 +214,7 @@ observations as (
         duration_s, duration_median,
         history_loads >= {{ min_history }}
             and duration_s > {{ var('slow_fetch_factor') }} * duration_median,
-        '30-day median fetch ' || coalesce(cast(round(duration_median, 1) as varchar), '-') || ' s'
+        '최근 30일 수집 시간 중앙값 ' || coalesce(cast(round(duration_median, 1) as varchar), '-') || '초'
     from metrics
 
     union all
@@ -222,7 +222,7 @@ observations as (
     select load_id, as_of_date, 'http_retry_surge',
         cast(retries as double), {{ var('http_retry_max') }},
         retries > {{ var('http_retry_max') }},
-        'at most ' || {{ var('http_retry_max') }} || ' retries expected'
+        '재시도 ' || {{ var('http_retry_max') }} || '회 이하가 정상'
     from metrics
 
     union all
@@ -230,7 +230,7 @@ observations as (
     select load_id, as_of_date, 'identity_ambiguous',
         cast(ambiguous_records as double), 0,
         ambiguous_records > 0,
-        'records whose fallback key was shared and so not matched'
+        '대체 키가 겹쳐 어제 기록과 맞추지 않은 기록 수'
     from metrics
 
     union all

@@ -90,6 +90,10 @@ windowed as (
             when metric_days.as_of_date between report_dates.report_date - 7 and report_dates.report_date - 1
                 then 1
         end) as this_week_days,
+        count(case
+            when metric_days.as_of_date between report_dates.report_date - 14 and report_dates.report_date - 8
+                then 1
+        end) as previous_week_days,
         median(case
             when metric_days.as_of_date between report_dates.report_date - 30 and report_dates.report_date - 1
                 then metric_days.metric_value
@@ -116,9 +120,14 @@ final as (
         metric_order,
         metric,
         this_week,
-        previous_week,
-        this_week - previous_week as week_over_week_change,
+        -- A comparison week without a contributing day has no value: not 0, so that no
+        -- growth "from zero" is shown.
+        case when previous_week_days > 0 then previous_week end as previous_week,
+        case
+            when previous_week_days > 0 and this_week_days > 0 then this_week - previous_week
+        end as week_over_week_change,
         this_week_days,
+        previous_week_days,
         case when this_week_days > 0 then cast(this_week as double) / this_week_days end as this_week_daily_avg,
         case when has_median then median_30d_daily end as median_30d_daily,
         case when has_median then median_30d_days end as median_30d_days

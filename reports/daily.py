@@ -15,24 +15,32 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from reports import queries as q
-from reports.actions import Action, day_actions
+from reports.actions import Action, day_actions, describe_change
 from reports.drift_block import DRIFT_NO_GATE, drift_record, drift_rows
 from reports.layout import (
     CHANGE_KIND_LABEL,
     EVENT_LABEL,
     FIELD_LABEL,
     SEVERITY_LABEL,
+    ALERT_KIND_LABEL,
+    ALERT_LEVEL_LABEL,
+    MESSAGE_KIND_LABEL,
+    OUTCOME_LABEL,
+    SIGNAL_LABEL,
     YES_NO,
     Col,
     Formats,
-    ai_badge,
+    ai_reader_badge,
+    load_reason_ko,
     back_link,
     context_text,
     field_list_label,
     label,
     merged_text,
+    one_page,
     plain_markdown,
     print_setup,
+    text_lines,
     workbook,
     write_sheet_title,
     write_table,
@@ -126,6 +134,7 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
         ws.hide_gridlines(2)
         print_setup(ws)
     sheets[TREND_DATA].hide()
+    one_page(sheets[DASHBOARD])
     _dashboard(sheets[DASHBOARD], f, wb, as_of, data)
     _actions_sheet(sheets[ACTIONS], f, data)
     _event_sheet(sheets[NEW], f, "신규 등록 (NEW) · 재등장 (REINSTATED: 취하됐다가 다시 나타난 등록)",
@@ -178,6 +187,11 @@ def _with_labels(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row["changed_fields_label"] = field_list_label(row.get("changed_fields"))
         row["change_kind_label"] = label(CHANGE_KIND_LABEL, row.get("change_kind"))
         row["field_label"] = label(FIELD_LABEL, row.get("field_name"))
+        if row.get("field_name"):
+            row["change_text"] = describe_change(
+                row["field_name"], row.get("change_detail"), row.get("before_value"),
+                row.get("after_value"), row.get("removed_entries"), row.get("added_entries"))
+            row["change_code"] = f"{row['field_name']}/{row.get('change_detail') or '-'}"
         out.append(row)
     return out
 
@@ -194,13 +208,14 @@ CHANGED_COLS = [
     Col("성분명", "ingredient_name", "text", 24),
     Col("신청인", "applicant", "text", 20),
     Col("변경 항목", "field_label", "text", 13),
-    Col("변경 전", "before_value", "text", 36),
-    Col("변경 후", "after_value", "text", 36),
+    Col("무엇이 바뀌었나", "change_text", "wrap", 40),
+    Col("변경 전", "before_value", "wrap", 36),
+    Col("변경 후", "after_value", "wrap", 36),
     Col("변경 종류", "change_kind_label", "text", 10),
-    Col("변경 내용", "change_detail", "text", 24),
     Col("관심목록", "watch", "text", 8),
     Col("관심 키워드", "watch_terms", "text", 16),
     Col(AI_COMMENT_HEADER, "ai_comment", "wrap", 50),
+    Col("코드(필터용)", "change_code", "text", 14),
 ]
 
 
@@ -261,29 +276,43 @@ def _json_list_text(value: str | None) -> str | None:
 SIGNAL_COLS = [
     Col("구분", "kind_label", "text", 8),
     Col("발생", "fired_label", "text", 7),
-    Col("신호", "signal_id", "text", 24),
+    Col("신호", "signal_label", "text", 16),
     Col("중요도", "severity", "severity", 11),
-    Col("설명", "description", "wrap", 36),
+    Col("설명과 확인할 것", "description_ko", "wrap", 48),
     Col("관측값", "observed", "float2", 10),
     Col("기준값", "baseline", "float2", 10),
-    Col("기준 설명", "baseline_text", "text", 24),
+    Col("기준 설명", "baseline_text", "wrap", 28),
     Col("기간", "window_text", "text", 22),
-    Col("상위 신청인", "top_applicants", "text", 30),
-    Col("상위 등록그룹", "top_groups", "text", 20),
-    Col("등록일자 분포", "date_spread", "text", 24),
+    Col("상위 신청인", "top_applicants", "wrap", 30),
+    Col("상위 등록그룹", "top_groups", "wrap", 20),
+    Col("등록일자 분포", "date_spread", "wrap", 24),
     Col("AI 가설 (AI 생성·참고용)", "ai_comment", "wrap", 44),
+    Col("신호 ID", "signal_id", "text", 14),
 ]
+SAME_CONTEXT = "위와 같음"
 
 
 def _signal_rows(rows: list[dict]) -> list[dict]:
+    """Korean names and texts; a context equal to the row above is shown once ('위와 같음')."""
     out = []
+    previous_context = None
     for row in rows:
         row = dict(row)
+        name, text = SIGNAL_LABEL.get(str(row.get("signal_id")), (row.get("signal_id"), None))
+        row["signal_label"] = name
+        # The catalog's Korean texts (seed signal_catalog) first; this module's only as a fallback.
+        catalog = " ".join(v for v in (row.get("description_ko"), row.get("what_to_check_ko")) if v)
+        row["description_ko"] = catalog or text or row.get("description")
         row["kind_label"] = "게이트" if row.get("is_gate") else "경고"
         row["fired_label"] = "발생" if row.get("fired") else "정상"
-        row["top_applicants"] = context_text(row.get("context"), "top_applicants")
-        row["top_groups"] = context_text(row.get("context"), "top_groups")
-        row["date_spread"] = context_text(row.get("context"), "date_spread")
+        context = row.get("context")
+        if context and context == previous_context:
+            row["top_applicants"], row["top_groups"], row["date_spread"] = SAME_CONTEXT, None, None
+        else:
+            row["top_applicants"] = context_text(context, "top_applicants")
+            row["top_groups"] = context_text(context, "top_groups")
+            row["date_spread"] = context_text(context, "date_spread")
+        previous_context = context or previous_context
         out.append(row)
     return out
 
@@ -292,7 +321,13 @@ def _signals_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     top = write_sheet_title(ws, f, "무결성 신호 — 게이트(적재 거부)와 경고",
                             "발생한 신호가 위에 옵니다. 판정은 SQL(dbt)이 하며 AI 가설은 참고용입니다.")
     back_link(ws, f, 3, DASHBOARD)
-    write_table(ws, f, top, SIGNAL_COLS, _signal_rows(data["signals"]))
+    rows = _signal_rows(data["signals"])
+    write_table(ws, f, top, SIGNAL_COLS, rows)
+    severity_col = [c.key for c in SIGNAL_COLS].index("severity")
+    for i, row in enumerate(rows):
+        if not row.get("fired"):  # a quiet signal is not painted in its alarm colour
+            write_value(ws, top + 1 + i, severity_col, label(SEVERITY_LABEL, row.get("severity")),
+                        "text", f, f.muted)
 
 
 LOAD_COLS = [
@@ -341,10 +376,12 @@ def _load_rows(rows: list[dict]) -> list[dict]:
 
 
 def write_operations(ws: Worksheet, f: Formats, title: str, loads: list[dict],
-                     calls: list[dict], totals: dict, ai_tables: bool) -> int:
-    """Load metrics and AI usage; shared with the weekly report. Returns the next free row."""
+                     calls: list[dict], totals: dict, ai_tables: bool,
+                     dashboard: str = DASHBOARD) -> int:
+    """Load metrics and AI usage; shared with the weekly report (whose dashboard sheet has
+    another name, hence `dashboard`). Returns the next free row."""
     top = write_sheet_title(ws, f, title, "적재 지표는 marts.dmf_loads, AI 사용량은 enrichment.agy_calls 에서 읽습니다.")
-    back_link(ws, f, 4, DASHBOARD)
+    back_link(ws, f, 4, dashboard)
     r = write_table(ws, f, top, LOAD_COLS, _load_rows(loads))
     r += 2
     ws.write_string(r, 0, "AI(agy) 호출과 토큰", f.section)
@@ -384,15 +421,30 @@ DELIVERY_COLS = [
 ]
 
 
+def _labelled(rows: list[dict], **labels: dict[str, str]) -> list[dict]:
+    """Rows with their codes replaced by Korean labels (an unknown code shows as itself)."""
+    out = []
+    for row in rows:
+        row = dict(row)
+        for key, mapping in labels.items():
+            row[key] = label(mapping, row.get(key))
+        out.append(row)
+    return out
+
+
 def _operations_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     r = write_operations(ws, f, "운영 — 최근 30일 적재와 오늘의 AI 사용량", data["loads"],
                          data["ai_calls"], data["ai_totals"], data["tables"].agy_calls)
     r += 2
     ws.write_string(r, 0, "알림 (최근 30일, 상태가 바뀔 때만 발생)", f.section)
-    r = write_table(ws, f, r + 1, ALERT_COLS, data["alerts"], main=False, empty_text="알림 없음")
+    r = write_table(ws, f, r + 1, ALERT_COLS,
+                    _labelled(data["alerts"], level=ALERT_LEVEL_LABEL, kind=ALERT_KIND_LABEL),
+                    main=False, empty_text="알림 없음")
     r += 2
     ws.write_string(r, 0, "메시지 전달 (대상은 이름만 표시, URL 은 기록하지 않음)", f.section)
-    write_table(ws, f, r + 1, DELIVERY_COLS, data["deliveries"], main=False,
+    deliveries = _labelled(data["deliveries"], level=ALERT_LEVEL_LABEL,
+                           message_kind=MESSAGE_KIND_LABEL, outcome=OUTCOME_LABEL, what=ALERT_KIND_LABEL)
+    write_table(ws, f, r + 1, DELIVERY_COLS, deliveries, main=False,
                 empty_text="전달 기록 없음 (설정된 대상이 없으면 보내지 않습니다: DMF_NOTIFY_URLS, notify/notify.toml)")
 
 
@@ -642,9 +694,7 @@ def _action_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
 
 
 def _lines(text: str, width: int) -> int:
-    """Rows of wrapped text in a cell `width` narrow characters wide (Hangul counts double)."""
-    units = sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)
-    return max(1, min(15, -(-units // width)))
+    return text_lines(text, width)
 
 
 ACTION_COLS = [
@@ -714,9 +764,15 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     ws.set_row(r, 24)
     ws.set_row(r + 1, 24)
     r += 2
-    if load.get("reason"):
+    reason_ko = load_reason_ko(load.get("reason"), load.get("rejected_gates"))
+    if reason_ko:
         ws.write_string(r, 0, "사유", f.key)
-        merged_text(ws, r, 1, r, 7, load.get("reason"), f.value)
+        merged_text(ws, r, 1, r, 7, reason_ko, f.value)
+        r += 1
+    if load.get("reason"):
+        ws.write_string(r, 0, "사유 원문(영문)", f.key)
+        merged_text(ws, r, 1, r, 7, load.get("reason"), f.note_box)
+        ws.set_row(r, 15 * _lines(str(load.get("reason")), 110))
         r += 1
     drift = drift_record(load.get("schema_drift"))
     if drift is not None:
@@ -738,18 +794,21 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
         return r + 2
     for gate in gates:
         ws.write_string(r, 0, "게이트", f.key)
-        merged_text(ws, r, 1, r, 2, gate.get("signal_id"), f.value)
+        gate_id = str(gate.get("signal_id"))
+        merged_text(ws, r, 1, r, 2, f"{SIGNAL_LABEL.get(gate_id, (gate_id,))[0]} ({gate_id})", f.value)
         ws.write_string(r, 3, "관측값", f.key)
         write_value(ws, r, 4, gate.get("observed"), "float2", f, f.value_int)
         ws.write_string(r, 5, "기준값", f.key)
         write_value(ws, r, 6, gate.get("baseline"), "float2", f, f.value_int)
         r += 1
-        for caption, value in (("설명", gate.get("description_ko") or gate.get("description")),
+        for caption, value in (("설명", gate.get("description_ko")
+                                or (SIGNAL_LABEL.get(gate_id) or (None, gate.get("description")))[1]),
                                ("기준", " · ".join(v for v in (gate.get("baseline_text"),
                                                             gate.get("window_text")) if v)),
                                ("확인할 것", gate.get("what_to_check_ko") or DEFAULT_GUIDANCE)):
             ws.write_string(r, 0, caption, f.key)
             merged_text(ws, r, 1, r, 7, value, f.warn if caption == "확인할 것" else f.value)
+            ws.set_row(r, 15 * _lines(str(value or ""), 110))
             r += 1
         r += 1
     return r
@@ -776,8 +835,10 @@ def _ai_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
                         f.subtitle)
         r += 1
     else:
-        badge = ai_badge(run.get("skip_reason") if run else None, run.get("status") if run else None)
+        badge = ai_reader_badge(run.get("skip_reason") if run else None, run.get("status") if run else None)
         merged_text(ws, r, 0, r + 1, 7, badge, f.badge)
+        ws.set_row(r, 18)
+        ws.set_row(r + 1, 18)
         r += 2
     return r + 1
 

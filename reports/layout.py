@@ -87,6 +87,39 @@ NO_RUN_BADGE = "AI 요약: AI 실행 기록 없음 — 이 날짜에 enrich 단�
 NO_WEEKLY_RUN_BADGE = "AI 코멘터리: 이 주의 AI 코멘터리 없음(주간 AI는 기본적으로 꺼져 있음)"
 
 
+#: What a missing AI text means to an RA reader and who should do what (the technical badge
+#: from enrich.badges follows it). Facts never depend on the AI, so most say "정상".
+FACTS_OK = "리포트의 사실·숫자는 모두 정상입니다"
+READER_NOTE = {
+    None: f"AI 요약 없음 — {FACTS_OK}. 담당자: 이 날짜에 `dmf enrich` 실행",
+    "diff_empty": f"AI 요약 없음 — 오늘은 변동이 없어 요약할 것이 없습니다. {FACTS_OK}. 조치 불필요",
+    "disabled": f"AI 요약 없음 — AI 를 쓰지 않도록 설정되어 있습니다. {FACTS_OK}. 조치 불필요",
+    "binary_missing": f"AI 요약 없음 — {FACTS_OK}. 담당자: `dmf doctor` 실행(agy 설치·경로 확인)",
+    "auth": f"AI 요약 없음 — {FACTS_OK}. 담당자: 배치 계정으로 agy 재로그인 후 `dmf enrich`",
+    "quota": f"AI 요약 없음 — {FACTS_OK}. 조치 불필요: AI 사용량 소진, 내일 자동 재시도",
+    "token_cap": f"AI 요약 없음 — {FACTS_OK}. 조치 불필요: 오늘의 AI 사용 상한 도달",
+    "call_cap": f"AI 요약 없음 — {FACTS_OK}. 조치 불필요: 오늘의 AI 호출 상한 도달",
+    "timeout": f"AI 요약 없음 — {FACTS_OK}. 담당자: `dmf enrich` 재실행, 반복되면 `dmf doctor`",
+    "circuit_open": f"AI 요약 없음 — {FACTS_OK}. 연속 실패로 AI 를 하루 쉬는 중. 담당자: `dmf doctor`",
+    "load_rejected": "AI 요약 없음 — 오늘 적재가 거부되어 요약할 이벤트가 없습니다. 위 '적재 거부' 안내를 따르세요",
+    "no_load": "AI 요약 없음 — 이 날짜의 적재가 없습니다. 담당자: `dmf run --as-of` 로 적재",
+    "marts_missing": "AI 요약 없음 — 집계 테이블이 없습니다. 담당자: `dmf build` 실행",
+    "no_signals": f"AI 해석 없음 — 발생한 이상 신호가 없습니다. {FACTS_OK}. 조치 불필요",
+}
+#: Reasons where the AI answered badly: the same note, the raw answer is in state/agy_runs.
+for _reason in ("schema_invalid", "invalid_output", "parse_failed", "agy_error", "prompt_guard",
+                "model_not_found", "storage_error", "internal_error"):
+    READER_NOTE[_reason] = (f"AI 요약 없음 — {FACTS_OK}. 담당자: `dmf doctor` 실행, "
+                            "로그(state/logs/dmf.log) 확인")
+
+
+def ai_reader_badge(skip_reason: str | None, status: str | None) -> str:
+    """Two lines: what the missing AI text means and who does what; then the technical reason."""
+    key = skip_reason if (status is not None or skip_reason is not None) else None
+    note = READER_NOTE.get(key, f"AI 요약 없음 — {FACTS_OK}. 담당자: `dmf doctor` 실행")
+    return f"{note}\n(기술 정보: {ai_badge(skip_reason, status)})"
+
+
 def ai_badge(skip_reason: str | None, status: str | None) -> str:
     """The dashboard badge that says why there is no AI text (design §2.4); never blank."""
     if status is None and skip_reason is None:
@@ -117,6 +150,57 @@ FIELD_LABEL = {
     "notice_code": "고시구분",
 }
 CHANGE_KIND_LABEL = {"substantive": "실질 변경", "cosmetic": "표기 변경"}
+#: Integrity signals in Korean: a short name and what it means / what to check. Thresholds are
+#: not repeated here (they are dbt vars); the sheet shows them from SQL (기준값, 기준 설명).
+SIGNAL_LABEL = {
+    "total_count_drop": ("총건수 급감", "API 총건수가 마지막 반영 적재보다 게이트 비율 아래로 줄었습니다. "
+                         "API 장애나 일부 목록만 온 경우입니다: 식약처 사이트의 건수와 비교하세요."),
+    "zero_records": ("0건 적재", "적재한 건수가 0건입니다. 서비스 키와 API 상태를 확인하세요."),
+    "all_changed": ("대량 변경", "등록의 너무 많은 비율이 한꺼번에 바뀌었습니다. 원천 형식 변경이나 "
+                    "정규화 오류를 의심하고 몇 건을 직접 비교하세요."),
+    "total_count_spike": ("총건수 급증", "API 총건수가 마지막 반영 적재보다 크게 늘었습니다. 식약처의 일괄 "
+                          "등록이나 중복 여부를 확인하세요."),
+    "event_burst": ("이벤트 폭증", "이벤트 수가 최근 30일 중앙값보다 훨씬 많습니다. 상위 신청인·등록그룹을 "
+                    "보고 일괄 변경인지 확인하세요."),
+    "withdrawn_burst": ("취하 폭증", "취하 건수가 최근 30일 어느 날보다 많습니다. 한 신청인·그룹의 일괄 "
+                        "취하인지 식약처 사이트에서 확인하세요."),
+    "duplicate_surge": ("중복 급증", "중복된 등록번호가 크게 늘었습니다. 원시 적재에서 중복 번호를 확인하세요."),
+    "field_null_surge": ("빈 값 급증", "어떤 항목의 빈 값 비율이 크게 늘었습니다. API 가 그 항목을 "
+                         "보내지 않는지 확인하세요."),
+    "permit_parse_fail_surge": ("등록번호 해석 실패", "알려진 형식에 맞지 않는 등록번호가 늘었습니다. "
+                                "새 번호 체계면 해석 규칙이 필요합니다."),
+    "date_format_drift": ("날짜 형식 변화", "YYYY-MM-DD 가 아닌 등록일자가 있습니다. API 의 날짜 형식 "
+                          "변경을 확인하세요."),
+    "slow_fetch": ("수집 지연", "수집 시간이 최근 30일 중앙값보다 훨씬 깁니다. 데이터 자체의 문제는 아닙니다."),
+    "http_retry_surge": ("재시도 급증", "HTTP 재시도가 많았습니다. API 안정성과 일일 요청 한도를 확인하세요."),
+    "identity_ambiguous": ("식별 모호", "어제 기록과 하나로 맞출 수 없는 기록이 있어 추측하지 않고 새 등록으로 "
+                           "처리했습니다. 목록의 대체 키를 확인하세요."),
+}
+ALERT_LEVEL_LABEL = {"INFO": "정보", "WARN": "경고", "CRITICAL": "긴급"}
+ALERT_KIND_LABEL = {
+    "load_rejected": "적재 거부", "run_failed": "실행 실패", "recovered": "정상 복구",
+    "ai_binary_missing": "AI: agy 미설치", "ai_auth": "AI: 재로그인 필요", "ai_quota": "AI: 쿼터 소진",
+    "ai_token_cap": "AI: 토큰 상한", "ai_invalid_streak": "AI: 잘못된 응답 반복",
+    "ai_action_required": "AI: 조치 필요 판단",
+}
+MESSAGE_KIND_LABEL = {"daily": "일일 요약", "weekly": "주간 리포트", "alert": "알림", "test": "시험 메시지"}
+OUTCOME_LABEL = {"sent": "전송됨", "failed": "실패", "written": "파일로 저장(데모)"}
+
+
+def load_reason_ko(reason: str | None, rejected_gates: str | None) -> str | None:
+    """A rejected load's reason in Korean: the kind of failure in our words, gate names in
+    Korean; the loader's own sentence (English, it may quote the API) is shown beside it."""
+    if not reason and not rejected_gates:
+        return None
+    if rejected_gates:
+        names = [SIGNAL_LABEL.get(g.strip(), (g.strip(), ""))[0] + f"({g.strip()})"
+                 for g in rejected_gates.split(",") if g.strip()]
+        return "무결성 게이트가 거부: " + ", ".join(names)
+    kind, _, _ = (reason or "").partition(":")
+    return {
+        "incomplete": "수집 불완전 — 받은 건수가 API 총건수와 다르거나, 적재 중에 목록이 바뀌었습니다",
+        "failed": "수집 실패 — API 가 오류로 응답했거나 연결할 수 없었습니다",
+    }.get(kind.strip(), "적재 실패")
 VERDICT_LABEL = {"accepted": "반영", "rejected": "거부"}
 YES_NO = {True: "예", False: "아니오"}
 
@@ -227,11 +311,27 @@ class Formats:
                          text_wrap=True, valign="vcenter")
         self.link = fmt(font_color="#0563C1", underline=1, border=1)
         self.action = fmt(border=1, text_wrap=True)
+        self.muted = fmt(font_color="#595959", align="center")
+        self.note_box = fmt(border=1, text_wrap=True, italic=True, font_color="#595959")
         self.note = fmt(italic=True, font_color="#595959", text_wrap=True)
         self.empty = fmt(italic=True, font_color="#808080")
 
 
 # --- tables -----------------------------------------------------------------------------------
+
+ROW_HEIGHT = 15  # points per line of 10-point text
+MAX_LINES = 20
+
+
+def text_lines(text: str, width: float) -> int:
+    """How many lines `text` takes in a wrapped cell `width` characters wide (Hangul and other
+    wide characters count double), capped so one huge value cannot make a page-high row."""
+    lines = 0
+    for paragraph in text.split("\n"):
+        units = sum(2 if ord(ch) > 0x2E80 else 1 for ch in paragraph)
+        lines += max(1, -(-units // max(1, int(width) - 1)))
+    return max(1, min(MAX_LINES, lines))
+
 
 @dataclass(frozen=True)
 class Col:
@@ -258,7 +358,13 @@ def _as_datetime(value: date | datetime) -> datetime:
 
 def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: Formats,
                 cell_format=None, source: str | None = None) -> None:
-    """Write one cell with the call its kind demands; text always via write_string."""
+    """Write one cell with the call its kind demands; text always via write_string.
+    `int_or_text`/`signed_or_text`: a number, or a note such as "데이터 없음" where SQL has none."""
+    if kind.endswith("_or_text"):
+        if isinstance(value, str):
+            ws.write_string(row, col, fit_cell(quarantine(value), source), f.empty)
+            return
+        kind = kind.removesuffix("_or_text")
     if kind in ("date", "datetime"):
         fmt = cell_format or (f.date if kind == "date" else f.datetime)
         if isinstance(value, (date, datetime)):
@@ -281,6 +387,7 @@ def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: For
         return
     if kind == "severity":
         fmt = cell_format or f.severity.get(str(value), f.text)
+        value = SEVERITY_LABEL.get(str(value), value) if value is not None else None
     elif kind == "wrap":
         fmt = cell_format or f.wrap
     else:
@@ -303,9 +410,15 @@ def write_table(ws: Worksheet, f: Formats, top: int, cols: Sequence[Col],
             ws.set_column(c, c, col.width)
     r = top + 1
     for record in rows:
+        lines = 1
         for c, col in enumerate(cols):
-            write_value(ws, r, c, record.get(col.key), col.kind, f,
+            value = record.get(col.key)
+            write_value(ws, r, c, value, col.kind, f,
                         source=f"{source}.{col.key}" if source else None)
+            if col.kind == "wrap" and value:
+                lines = max(lines, text_lines(str(value), col.width))
+        if lines > 1:  # XlsxWriter cannot autofit: give wrapped text the rows it needs
+            ws.set_row(r, ROW_HEIGHT * lines)
         r += 1
     if main:
         ws.freeze_panes(top + 1, 0)
@@ -334,6 +447,12 @@ def print_setup(ws: Worksheet) -> None:
     ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
 
 
+def one_page(ws: Worksheet) -> None:
+    """The dashboard prints on one landscape page, whatever its length."""
+    print_setup(ws)
+    ws.fit_to_pages(1, 1)
+
+
 def plain_markdown(text: str | None) -> str | None:
     """AI briefings are markdown; a cell shows plain text (bold marks and heading hashes go)."""
     if not text:
@@ -343,8 +462,13 @@ def plain_markdown(text: str | None) -> str | None:
     return "\n".join(lines)
 
 
+BACK_LINK_ROW = 2  # the blank row between a sheet's note and its table: it hides no title
+
+
 def back_link(ws: Worksheet, f: Formats, col: int, dashboard: str) -> None:
-    ws.write_url(0, col, f"internal:'{dashboard}'!A1", f.link, string="← 요약으로")
+    """A link back to the workbook's dashboard (`dashboard` must be a sheet of this workbook).
+    `col` is kept for callers; the link sits in column A of the blank row above the table."""
+    ws.write_url(BACK_LINK_ROW, 0, f"internal:'{dashboard}'!A1", f.link, string=f"← {dashboard}으로")
 
 
 def merged_text(ws: Worksheet, first_row: int, first_col: int, last_row: int, last_col: int,

@@ -150,6 +150,8 @@ def signals(con, tables: Tables, as_of: date, load_id: str) -> list[Row]:
             signals.window_text,
             signals.context,
             signals.description,
+            signals.description_ko,
+            signals.what_to_check_ko,
             ai_items.content as ai_comment
         from {MARTS}.dmf_signals as signals
         left join ai_items

@@ -22,6 +22,8 @@ from reports.layout import (
     Formats,
     ai_badge,
     merged_text,
+    back_link,
+    one_page,
     plain_markdown,
     print_setup,
     workbook,
@@ -97,6 +99,7 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
     for ws in sheets.values():
         ws.hide_gridlines(2)
         print_setup(ws)
+    one_page(sheets[DASHBOARD])
     _dashboard(sheets[DASHBOARD], f, as_of, data)
     _ranked(sheets[APPLICANTS], f, "신규 등록 상위 신청인", [
         Col("순위", "applicant_rank", "int", 6), Col("신청인", "applicant", "text", 30),
@@ -136,7 +139,7 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
             ], single_rows,
             note="제조소 수는 현재 등록 현황(마지막 반영 적재) 기준입니다.")
     write_operations(sheets[OPERATIONS], f, "운영 — 이번 주 적재와 AI 사용량", data["loads"],
-                     data["ai_calls"], data["ai_totals"], data["tables"].agy_calls)
+                     data["ai_calls"], data["ai_totals"], data["tables"].agy_calls, DASHBOARD)
     write_truncation_note(sheets[OPERATIONS], f)
     sheets[DASHBOARD].activate()
 
@@ -144,15 +147,16 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
 def _ranked(ws: Worksheet, f: Formats, title: str, cols: list[Col], rows: list[dict],
             note: str | None = None) -> None:
     top = write_sheet_title(ws, f, title, note)
-    ws.write_url(0, 4, f"internal:'{DASHBOARD}'!A1", f.link, string="← 주간요약으로")
+    back_link(ws, f, 4, DASHBOARD)
     write_table(ws, f, top, cols, rows)
 
 
+NO_DATA = "데이터 없음"
 TOTAL_COLS = [
     Col("지표", "metric_label", "text", 22),
-    Col("이번 주", "this_week", "int", 11),
-    Col("지난 주", "previous_week", "int", 11),
-    Col("증감", "week_over_week_change", "signed", 9),
+    Col("이번 주", "this_week", "int_or_text", 11),
+    Col("지난 주", "previous_week", "int_or_text", 11),
+    Col("증감", "week_over_week_change", "signed_or_text", 11),
     Col("이번 주 일평균", "this_week_daily_avg", "float", 12),
     Col("최근 30일 일별 중앙값", "median_30d_daily", "float", 14),
     Col("집계 일수", "this_week_days", "int", 9),
@@ -173,6 +177,10 @@ def _dashboard(ws: Worksheet, f: Formats, as_of: date, data: dict) -> None:
     for row in data["totals"]:
         row = dict(row)
         row["metric_label"] = METRIC_LABEL.get(row["metric"], row["metric"])
+        if row.get("previous_week") is None:  # no load that week: not a growth from zero
+            row["previous_week"] = row["week_over_week_change"] = NO_DATA
+        if not row.get("this_week_days"):
+            row["this_week"] = row["week_over_week_change"] = NO_DATA
         rows.append(row)
     ws.write_string(6, 0, "주간 합계와 비교", f.section)
     r = write_table(ws, f, 7, TOTAL_COLS, rows, main=False,

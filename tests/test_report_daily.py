@@ -116,7 +116,7 @@ def test_severities_dates_and_numbers_are_typed(warehouse):
     settings, s = warehouse
     wb = openpyxl.load_workbook(render_daily(settings, s.rich_day))
     withdrawn = table(wb[daily.WITHDRAWN])
-    assert [r["중요도"].value for r in withdrawn] == ["CRITICAL", "HIGH"]  # ordered by severity
+    assert [r["중요도"].value for r in withdrawn] == ["긴급", "높음"]  # Korean, ordered by severity
     critical = withdrawn[0]["중요도"]
     assert critical.fill.fgColor.rgb.endswith("FFC7CE")
     date_cell = withdrawn[0]["등록일자"]
@@ -131,7 +131,8 @@ def test_severities_dates_and_numbers_are_typed(warehouse):
     signals = wb[daily.SIGNALS]
     headers = [c.value for c in signals[EVENT_HEADER_ROW]]
     fired = {h: c for h, c in zip(headers, signals[EVENT_HEADER_ROW + 1])}
-    assert fired["신호"].value == "withdrawn_burst" and fired["발생"].value == "발생"
+    assert fired["신호"].value == "취하 폭증" and fired["신호 ID"].value == "withdrawn_burst"
+    assert fired["발생"].value == "발생"
     assert fired["관측값"].data_type == "n"
     assert "209-J" in fired["상위 등록그룹"].value
     assert fired["AI 가설 (AI 생성·참고용)"].value.startswith("같은 등록그룹")
@@ -197,7 +198,7 @@ def test_rejected_day_says_why_and_lists_no_events(warehouse):
     dash = wb[daily.DASHBOARD]
     texts = [c.value for c in dash._cells.values() if isinstance(c.value, str)]
     assert any(t.startswith("적재 거부") for t in texts)
-    assert "total_count_drop" in texts
+    assert "총건수 급감 (total_count_drop)" in texts  # Korean name, the id kept for filters
     assert any("API totalCount" in t for t in texts)  # what to check
     numbers = [c.value for c in dash._cells.values() if isinstance(c.value, (int, float))]
     observed, baseline = (sql_one(settings, f"select {col} from marts.dmf_signals where as_of_date = ? "

@@ -73,7 +73,8 @@ def parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="render the day's xlsx report from the warehouse")
     _add_as_of(report)
     report.add_argument("--weekly", action="store_true", help="render the weekly report ending on that date")
-    doctor = commands.add_parser("doctor", help="check the agy setup, permissions and workspace")
+    doctor = commands.add_parser("doctor", help="check the whole setup: service key, API, warehouse, "
+                                                "reports directory, then agy")
     doctor.add_argument("--fix", action="store_true",
                         help="create the batch workspace and merge the permission deny block into agy's settings")
 
@@ -83,6 +84,10 @@ def parser() -> argparse.ArgumentParser:
         decide.add_argument("--as-of", type=_as_of, required=True, metavar="YYYY-MM-DD", help="the day whose latest load is decided on")
         decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
         decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
+
+    status = commands.add_parser("status", help="the last days at a glance, and what to run next")
+    _add_as_of(status)
+    status.add_argument("--days", type=int, default=7, help="how many days back from --as-of (default 7)")
 
     explain = commands.add_parser("explain-anomaly", help="ask agy again to explain a past day's signals")
     _add_as_of(explain)
@@ -151,7 +156,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print((render_weekly if args.weekly else render_daily)(settings, as_of))
         return 0
     if args.command == "doctor":
-        from enrich.doctor import run_doctor
+        from pipelines.doctor import BAD, WARN, run_setup_doctor
         if args.fix:
             from enrich.config import load_ai_config
             from enrich.workspace import install_permission_block, prepare_workspace
@@ -159,10 +164,21 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
             workspace, problem = prepare_workspace(settings)
             print(f"fix  workspace: {problem or workspace}")
             print(f"fix  permissions: {install_permission_block(settings, load_ai_config(settings))[1]}")
-        checks = run_doctor(settings)
+        checks = run_setup_doctor(settings)
         for check in checks:
-            print(f"{'ok ' if check.ok else 'BAD'}  {check.name}: {check.message}")
-        return 0 if all(check.ok for check in checks) else 1
+            print(check.line)
+        bad = sum(check.level == BAD for check in checks)
+        warn = sum(check.level == WARN for check in checks)
+        print(f"{len(checks)} checks: {bad} failed, {warn} warnings"
+              + (" (warnings do not stop a run)" if warn else ""))
+        return 1 if bad else 0
+    if args.command == "status":
+        from pipelines.status import day_statuses, format_table
+        if args.days < 1:
+            raise DmfError("--days must be at least 1.")
+        statuses = day_statuses(settings, args.days, as_of)
+        print(format_table(statuses))
+        return 0
     if args.command in ("accept-load", "reject-load"):
         from pipelines.decisions import decide_load
         return decide_load(settings, args.as_of, args.command.split("-")[0], args.by, args.reason)

@@ -1,0 +1,139 @@
+"""`dmf status`: the last days at a glance, and what to run when one of them is wrong.
+
+One row per calendar day of the window (a day without any load is a row too, since a missing
+cron run is exactly what this command is for), read from the marts and the optional enrichment
+table, never from the API. The next command is derived from the row: a failed fetch is loaded
+again, a gate rejection is looked at first, a missing report is rendered, an AI failure goes to
+`dmf doctor`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+import duckdb
+
+from pipelines.config import Settings
+from pipelines.errors import DmfError
+
+#: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
+AI_NEEDS_PERSON = frozenset({"binary_missing", "auth", "model_not_found", "schema_invalid",
+                             "invalid_output", "agy_error", "timeout", "internal_error",
+                             "storage_error", "parse_failed"})
+REASON_WIDTH = 46
+
+
+@dataclass(frozen=True)
+class DayStatus:
+    day: date
+    verdict: str                 # accepted | baseline | rejected | no load
+    reason: str
+    new: int | None
+    changed: int | None
+    withdrawn: int | None
+    critical: int | None
+    high: int | None
+    ai: str
+    report: Path | None
+    next_command: str | None
+
+
+def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date, tuple]:
+    has_ai = con.execute("select count(*) from information_schema.tables where table_schema = "
+                         "'enrichment' and table_name = 'enrichment_run'").fetchone()[0] == 1
+    ai = ("""left join (
+                select as_of_date, status, skip_reason,
+                       row_number() over (partition by as_of_date order by created_at desc, run_id desc) as n
+                from enrichment.enrichment_run where kind = 'daily'
+             ) as ai on ai.as_of_date = loads.as_of_date and ai.n = 1""" if has_ai else
+          "left join (select null::date as as_of_date, null as status, null as skip_reason) as ai on false")
+    rows = con.execute(f"""
+        with loads as (
+            select *, row_number() over (
+                partition by as_of_date order by finished_at desc nulls last, load_id desc) as n
+            from marts.dmf_loads
+            where as_of_date between ? and ?
+        )
+        select loads.as_of_date, loads.verdict, loads.is_baseline, loads.reason, loads.rejected_gates,
+               summary.new_count, summary.changed_count, summary.withdrawn_count,
+               summary.critical_count, summary.high_count, ai.status, ai.skip_reason
+        from loads
+        left join marts.dmf_daily_summary as summary on summary.as_of_date = loads.as_of_date
+        {ai}
+        where loads.n = 1
+    """, [first, last]).fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def _next(day: date, verdict: str, reason: str | None, gates: str | None, ai: str | None,
+          report: Path | None) -> str | None:
+    d = day.isoformat()
+    if verdict == "no load":
+        return f"dmf run --as-of {d}"
+    if verdict == "rejected" and gates:
+        return (f"read the report's 적재 거부 box (dmf report --as-of {d}); once the cause is fixed: "
+                f"dmf load --as-of {d} --force && dmf build")
+    if verdict == "rejected":
+        return f"dmf run --as-of {d}  (the fetch was incomplete: load it again)"
+    if report is None:
+        return f"dmf report --as-of {d}"
+    if ai in AI_NEEDS_PERSON:
+        return "dmf doctor  (the AI step failed; the report is complete without it)"
+    return None
+
+
+def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
+    if not settings.duckdb_path.is_file():
+        raise DmfError(f"no warehouse at {settings.duckdb_path}: run `dmf run` (or `dmf demo` to try).")
+    first = today - timedelta(days=days - 1)
+    try:
+        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+            built = con.execute("select count(*) from information_schema.tables where table_schema = 'marts' "
+                                "and table_name in ('dmf_loads', 'dmf_daily_summary')").fetchone()[0] == 2
+            if not built:
+                raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
+            rows = _rows(con, first, today)
+    except duckdb.Error as exc:
+        raise DmfError(f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
+                       "is another dmf command writing it?") from None
+    out = []
+    for offset in range(days):
+        day = today - timedelta(days=offset)
+        path = settings.reports_dir / f"dmf_daily_{day:%Y%m%d}.xlsx"
+        report = path if path.is_file() else None
+        row = rows.get(day)
+        if row is None:
+            out.append(DayStatus(day, "no load", "-", None, None, None, None, None, "-", report,
+                                 _next(day, "no load", None, None, None, report)))
+            continue
+        verdict, baseline, reason, gates, new, changed, withdrawn, critical, high, ai_status, ai_reason = row
+        shown = "baseline" if verdict == "accepted" and baseline else verdict
+        ai = ai_reason or (ai_status.lower() if ai_status else "not run")
+        out.append(DayStatus(day, shown, reason or "-", new, changed, withdrawn, critical, high, ai, report,
+                             _next(day, verdict, reason, gates, ai_reason, report)))
+    return out
+
+
+def _n(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def format_table(statuses: list[DayStatus]) -> str:
+    header = (f"{'date':<10}  {'verdict':<8}  {'reason':<{REASON_WIDTH}}  {'NEW/CHG/WDR':>11}  "
+              f"{'CRIT/HIGH':>9}  {'AI':<14}  report")
+    lines = [header, "-" * len(header)]
+    for s in statuses:
+        reason = s.reason if len(s.reason) <= REASON_WIDTH else s.reason[:REASON_WIDTH - 1] + "…"
+        counts = f"{_n(s.new)}/{_n(s.changed)}/{_n(s.withdrawn)}"
+        severe = f"{_n(s.critical)}/{_n(s.high)}"
+        lines.append(f"{s.day.isoformat():<10}  {s.verdict:<8}  {reason:<{REASON_WIDTH}}  {counts:>11}  "
+                     f"{severe:>9}  {s.ai:<14}  {s.report or '(none)'}")
+    todo = [s for s in statuses if s.next_command]
+    lines.append("")
+    if todo:
+        lines.append("Next:")
+        lines += [f"  {s.day.isoformat()}  {s.next_command}" for s in todo]
+    else:
+        lines.append("Nothing to do: every day was loaded, published and reported.")
+    return "\n".join(lines)

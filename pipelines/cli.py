@@ -85,6 +85,12 @@ def parser() -> argparse.ArgumentParser:
         decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
         decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
 
+    history = commands.add_parser("history", help="one registration's timeline: every event and field change")
+    which = history.add_mutually_exclusive_group(required=True)
+    which.add_argument("--ingredient", metavar="TEXT", help="ingredient name (any part of it)")
+    which.add_argument("--permit-no", metavar="NO", help="registration number (exact, or its beginning)")
+    which.add_argument("--applicant", metavar="TEXT", help="applicant name (any part) or BIZRNO")
+
     status = commands.add_parser("status", help="the last days at a glance, and what to run next")
     _add_as_of(status)
     status.add_argument("--days", type=int, default=7, help="how many days back from --as-of (default 7)")
@@ -172,6 +178,11 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{len(checks)} checks: {bad} failed, {warn} warnings"
               + (" (warnings do not stop a run)" if warn else ""))
         return 1 if bad else 0
+    if args.command == "history":
+        from reports.history import history_text
+        print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no,
+                           applicant=args.applicant))
+        return 0
     if args.command == "status":
         from pipelines.status import day_statuses, format_table
         if args.days < 1:

@@ -17,6 +17,7 @@ from xlsxwriter.worksheet import Worksheet
 from reports import queries as q
 from reports.actions import Action, day_actions, describe_change
 from reports.drift_block import DRIFT_NO_GATE, drift_record, drift_rows
+from reports.history import Timeline, timeline
 from reports.layout import (
     CHANGE_KIND_LABEL,
     EVENT_LABEL,
@@ -58,9 +59,10 @@ WATCHLIST = "관심목록"
 SIGNALS = "무결성신호"
 OPERATIONS = "운영"
 PROPOSALS = "AI제안"
+HISTORY = "이력"  # the timelines of the day's watchlist registrations
 TREND_DATA = "추세데이터"  # hidden: the series behind the dashboard sparklines and chart
-SHEETS = (DASHBOARD, ACTIONS, NEW, CHANGED, WITHDRAWN, WATCHLIST, SIGNALS, OPERATIONS, PROPOSALS,
-          TREND_DATA)
+SHEETS = (DASHBOARD, ACTIONS, NEW, CHANGED, WITHDRAWN, WATCHLIST, HISTORY, SIGNALS, OPERATIONS,
+          PROPOSALS, TREND_DATA)
 
 AI_COMMENT_HEADER = "AI 코멘트 (AI 생성·참고용)"
 
@@ -122,6 +124,9 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
     data["changes"] = q.field_changes(con, tables, as_of) if publishes else []
     data["watch"] = q.watchlist_events(con, tables, as_of) if publishes else []
     data["actions"] = day_actions(con, as_of) if publishes else []
+    # Cut at as_of so that re-rendering an old day gives the same timelines.
+    watched_keys = list(dict.fromkeys(row["dmf_key"] for row in data["watch"]))
+    data["timelines"] = [timeline(con, key, as_of) for key in watched_keys]
     return data
 
 
@@ -141,7 +146,8 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
                  data["new"], data)
     _changed_sheet(sheets[CHANGED], f, data["changes"], data)
     _event_sheet(sheets[WITHDRAWN], f, "등록 취하 (WITHDRAWN) — 목록에서 사라진 등록", data["withdrawn"], data)
-    _watchlist_sheet(sheets[WATCHLIST], f, data)
+    timeline_rows = _history_sheet(sheets[HISTORY], f, data)
+    _watchlist_sheet(sheets[WATCHLIST], f, data, timeline_rows)
     _signals_sheet(sheets[SIGNALS], f, data)
     _operations_sheet(sheets[OPERATIONS], f, data)
     _proposals_sheet(sheets[PROPOSALS], f, data)
@@ -239,6 +245,7 @@ WATCH_COLS = [
     Col("제조국", "countries", "text", 12),
     Col("변경 항목", "changed_fields_label", "text", 20),
     Col(AI_COMMENT_HEADER, "ai_comment", "wrap", 50),
+    Col("이력", "history_label", "text", 10),
 ]
 UNMATCHED_COLS = [
     Col("관심 항목", "watch_term", "text"),
@@ -247,10 +254,15 @@ UNMATCHED_COLS = [
 ]
 
 
-def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
+def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict, timeline_rows: dict[str, int]) -> None:
     top = write_sheet_title(ws, f, "관심목록 해당 이벤트", _status_note(data))
     back_link(ws, f, 3, DASHBOARD)
     r = write_table(ws, f, top, WATCH_COLS, _with_labels(data["watch"]), source="marts.dmf_events")
+    history_col = len(WATCH_COLS) - 1
+    for i, row in enumerate(data["watch"]):
+        if row["dmf_key"] in timeline_rows:
+            ws.write_url(top + 1 + i, history_col, f"internal:'{HISTORY}'!A{timeline_rows[row['dmf_key']] + 1}",
+                         f.link, string="이력 보기 →")
     r += 2
     ws.write_string(r, 0, "오늘 데이터에서 찾지 못한 관심 항목", f.section)
     unmatched = []
@@ -260,6 +272,45 @@ def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
         unmatched.append(row)
     write_table(ws, f, r + 1, UNMATCHED_COLS, unmatched, main=False,
                 empty_text="없음 — 모든 관심 항목이 규칙으로 매칭되었습니다")
+
+
+HISTORY_COLS = (("날짜", 11), ("구분", 10), ("중요도", 10), ("내용", 90))
+
+
+def _history_sheet(ws: Worksheet, f: Formats, data: dict) -> dict[str, int]:
+    """One block per watchlist registration of the day: its timeline (the lines `dmf history`
+    prints). Returns dmf_key → the block's first row, for the watchlist sheet's links."""
+    top = write_sheet_title(ws, f, "관심목록 등록의 이력 — 처음 확인 이후의 모든 이벤트와 변경",
+                            "dmf history --permit-no <등록번호> 가 같은 이력을 보여 줍니다. 이 날짜까지의 이력입니다.")
+    back_link(ws, f, 3, DASHBOARD)
+    for c, (caption, width) in enumerate(HISTORY_COLS):
+        ws.set_column(c, c, width)
+    rows: dict[str, int] = {}
+    r = top
+    items: list[Timeline] = data["timelines"]
+    if not items:
+        ws.write_string(r, 0, "오늘 관심목록 해당 이벤트가 없습니다.", f.empty)
+        return rows
+    for item in items:
+        rows[item.dmf_key] = r
+        merged_text(ws, r, 0, r, 3, f"{item.title}   ({'현재 목록에 있음' if item.current else '목록에 없음'})",
+                    f.section)
+        r += 1
+        for c, (caption, _) in enumerate(HISTORY_COLS):
+            ws.write_string(r, c, caption, f.header)
+        r += 1
+        for entry in item.entries:
+            for n, line in enumerate(entry.lines):
+                if n == 0:
+                    write_value(ws, r, 0, entry.day, "date", f)
+                    ws.write_string(r, 1, entry.label, f.text)
+                    write_value(ws, r, 2, entry.severity, "severity", f)
+                write_value(ws, r, 3, line, "wrap", f)
+                if text_lines(line, 90) > 1:
+                    ws.set_row(r, 15 * text_lines(line, 90))
+                r += 1
+        r += 1
+    return rows
 
 
 def _json_list_text(value: str | None) -> str | None:

@@ -204,3 +204,70 @@ def test_the_changed_sheet_names_the_removed_manufacturer_in_full(warehouse):
     texts = [row[header.index("무엇이 바뀌었나")] for row in sheet.iter_rows(min_row=5, values_only=True)
              if row[header.index("등록번호")] == WATCHED_TWO_SITES]
     assert f"제조소명 삭제: {REMOVED_MANUFACTURER}" in texts
+
+
+# --- the history view -------------------------------------------------------------------------
+
+def dmf_cli(settings, *args: str):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
+    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_REPORTS_DIR=str(settings.reports_dir),
+               DMF_STATE_DIR=str(settings.state_dir))
+    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env, text=True,
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, timeout=120)
+
+
+def test_dmf_history_prints_first_seen_and_every_change_with_dates(warehouse):
+    result = dmf_cli(warehouse, "history", "--permit-no", WATCHED_TWO_SITES)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.splitlines()[0].startswith(f"암로디핀베실산염 · {WATCHED_TWO_SITES}")
+    assert "2026-10-08  처음 확인" in out
+    assert f"2026-10-09  변경 [긴급]" in out and f"제조소명 삭제: {REMOVED_MANUFACTURER}" in out
+    assert "제조국 삭제: 인도" in out
+    assert f"현재: 제조소 {KEPT_MANUFACTURER}" in out
+
+
+def test_dmf_history_of_a_withdrawn_registration_says_it_left_the_list(warehouse):
+    out = dmf_cli(warehouse, "history", "--permit-no", WATCHED_WITHDRAWN).stdout
+    assert "현재: 목록에 없음" in out and "2026-10-09  취하 [긴급]  등록 취하(목록에서 사라짐)" in out
+
+
+def test_dmf_history_by_applicant_and_an_unknown_name(warehouse):
+    by_name = dmf_cli(warehouse, "history", "--applicant", "(주)새신청인")
+    assert by_name.returncode == 0 and NEW_WATCHED in by_name.stdout and "신규" in by_name.stdout
+    missing = dmf_cli(warehouse, "history", "--ingredient", "없는성분이름")
+    assert missing.returncode == 1 and missing.stderr.startswith("dmf: no registration matches")
+    assert missing.stderr.strip().count("\n") == 0
+    both = dmf_cli(warehouse, "history", "--ingredient", "a", "--applicant", "b")
+    assert both.returncode == 1 and "not allowed with" in both.stderr
+
+
+def test_each_watchlist_row_links_to_its_timeline_on_the_history_sheet(warehouse):
+    from reports.history import format_timeline, find_keys, timeline
+    import duckdb
+    wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
+    ws = wb[daily.WATCHLIST]
+    header = [c.value for c in ws[4]]
+    rows = []
+    for r in ws.iter_rows(min_row=5):
+        if not r[0].value:
+            break  # the main table ends; the unmatched-terms section follows
+        rows.append(r)
+    assert rows
+    with duckdb.connect(str(warehouse.duckdb_path), read_only=True) as con:
+        for row in rows:
+            link = row[header.index("이력")].hyperlink
+            assert link is not None
+            block = resolve(wb, link.location)
+            permit = row[header.index("등록번호")].value
+            assert permit in block.value  # the block is this registration's
+            key = find_keys(con, permit_no=permit)[0]
+            expected = format_timeline(timeline(con, key, DAY_2)).splitlines()
+            sheet = block.parent
+            shown = [sheet.cell(r, 4).value for r in range(block.row + 2, block.row + 2 + len(expected) - 2)]
+            # The sheet lists the same change lines as the command (after its two header lines).
+            assert all(any(s and s in line for line in expected) for s in shown), (shown, expected)

@@ -87,6 +87,11 @@ create table marts.dmf_registrations (
     applicant_bizrno varchar, manufacturer varchar, manufacture_place varchar,
     countries varchar, permit_date date, notice_code varchar, on_watchlist boolean
 );
+create table marts.dmf_registration_history (
+    dmf_key varchar, version_no integer, valid_from date, valid_to date, is_current boolean,
+    permit_no varchar, ingredient_name varchar, applicant varchar, applicant_bizrno varchar,
+    manufacturer varchar, manufacture_place varchar, countries varchar
+);
 create table marts.dmf_watchlist_unmatched (
     as_of_date date, watch_term varchar, term_kind varchar, candidates varchar
 );

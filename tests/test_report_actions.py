@@ -271,3 +271,65 @@ def test_each_watchlist_row_links_to_its_timeline_on_the_history_sheet(warehouse
             shown = [sheet.cell(r, 4).value for r in range(block.row + 2, block.row + 2 + len(expected) - 2)]
             # The sheet lists the same change lines as the command (after its two header lines).
             assert all(any(s and s in line for line in expected) for s in shown), (shown, expected)
+
+
+# --- lineage: each exposure depends on exactly what its renderer queries -----------------------
+
+class RecordingConnection:
+    """A real DuckDB connection that remembers every SQL text it executed."""
+
+    def __init__(self, con, log: list[str]) -> None:
+        self._con, self._log = con, log
+
+    def execute(self, sql, *args, **kwargs):
+        self._log.append(sql)
+        return self._con.execute(sql, *args, **kwargs)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._con.close()
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def queried_marts(monkeypatch, module, render, settings, day) -> set[str]:
+    import duckdb
+    log: list[str] = []
+
+    class RecordingDuckdb:
+        Error = duckdb.Error
+
+        @staticmethod
+        def connect(*args, **kwargs):
+            return RecordingConnection(duckdb.connect(*args, **kwargs), log)
+
+    monkeypatch.setattr(module, "duckdb", RecordingDuckdb)
+    render(settings, day)
+    return {m for sql in log for m in re.findall(r"\bmarts\.([a-z_]+)", sql)}
+
+
+def exposure_models(built, name: str) -> set[str]:
+    import json
+    manifest = json.loads((built.state_dir / "dbt" / "target" / "manifest.json").read_text(encoding="utf-8"))
+    nodes = manifest["exposures"][f"exposure.dmf_watch.{name}"]["depends_on"]["nodes"]
+    return {node.split(".")[-1] for node in nodes}
+
+
+def test_daily_report_exposure_depends_on_exactly_the_marts_the_renderer_queries(built, warehouse, monkeypatch):
+    from reports import daily as daily_module
+    queried = queried_marts(monkeypatch, daily_module, daily_module.render_daily, warehouse, DAY_2)
+    assert "dmf_watchlist_unmatched" in queried and "dmf_registration_history" in queried
+    assert exposure_models(built, "daily_report") == queried
+
+
+def test_weekly_report_exposure_depends_on_exactly_the_relations_the_renderer_queries(built, warehouse,
+                                                                                     monkeypatch):
+    from reports import weekly as weekly_module
+    queried = queried_marts(monkeypatch, weekly_module, weekly_module.render_weekly, warehouse, date(2026, 10, 12))
+    assert {m for m in queried if m.startswith("rpt_weekly_")} == {
+        "rpt_weekly_totals", "rpt_weekly_new_applicants", "rpt_weekly_new_countries",
+        "rpt_weekly_registration_groups", "rpt_weekly_single_source_changes"}
+    assert exposure_models(built, "weekly_report") == queried

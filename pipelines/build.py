@@ -13,6 +13,8 @@ can refuse to render marts a failed build left behind and say what to fix.
 """
 from __future__ import annotations
 
+import logging
+
 import json
 import logging
 import os
@@ -88,11 +90,26 @@ def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildO
     return BuildOutcome(success=process.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
 
 
+def check_seed_files(settings: Settings) -> None:
+    """A malformed seed edit stops the build before dbt, in one line an analyst can act on."""
+    from pipelines.seed_check import check_seeds, seed_error
+
+    problems = check_seeds(settings.project_dir)
+    if problems:
+        for problem in problems:
+            logging.getLogger("dmf.build").error("seed check: %s", problem)
+        raise DmfError(seed_error(problems))
+
+
 def build(settings: Settings, *, full_refresh: bool = False) -> BuildOutcome:
     """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it.
 
     The outcome is recorded in the warehouse whatever it is, a dbt that could not run included.
+
+    A malformed seed stops it before dbt starts: nothing is built, so nothing is recorded and
+    the last good marts stay as they were.
     """
+    check_seed_files(settings)
     started = datetime.now(timezone.utc)
     try:
         outcome, consistent = _build(settings, full_refresh)

@@ -85,6 +85,9 @@ def parser() -> argparse.ArgumentParser:
         decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
         decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
 
+    seeds = commands.add_parser("seeds", help="check the analysts' seed CSVs (file, line, value, what is allowed)")
+    seeds.add_argument("action", choices=["check"])
+
     history = commands.add_parser("history", help="one registration's timeline: every event and field change")
     which = history.add_mutually_exclusive_group(required=True)
     which.add_argument("--ingredient", metavar="TEXT", help="ingredient name (any part of it)")
@@ -178,6 +181,19 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{len(checks)} checks: {bad} failed, {warn} warnings"
               + (" (warnings do not stop a run)" if warn else ""))
         return 1 if bad else 0
+    if args.command == "seeds":
+        from pathlib import Path
+
+        from pipelines.seed_check import check_seeds
+        # The dbt project one stands in (an analyst's checkout), else this installation's.
+        here = Path.cwd()
+        problems = check_seeds(here if (here / "dbt_project.yml").is_file() else settings.project_dir)
+        for problem in problems:
+            print(problem)
+        if problems:
+            raise DmfError(f"{len(problems)} problem(s) in the seeds; fix them and run `dmf seeds check` again.")
+        print("seeds: every file matches seeds/_seeds.yml.")
+        return 0
     if args.command == "history":
         from reports.history import history_text
         print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no,

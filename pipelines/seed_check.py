@@ -1,0 +1,130 @@
+"""Check the analysts' seed CSVs before dbt loads them, and say what is wrong in one line.
+
+dbt reports a malformed seed as a failed test name, or as a DuckDB cast error with no line at
+all ("Could not convert string 'abc' to INT32"). An analyst needs the file, the line as their
+editor counts it, the value and what is allowed. The rules are read from `seeds/_seeds.yml`
+(column types, `not_null`, `unique`, `accepted_values`), so they have one home: the YAML dbt
+tests with. dbt's own tests still run afterwards and stay the authority.
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+TRUE_FALSE = ("true", "false")
+
+
+@dataclass(frozen=True)
+class SeedProblem:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path} line {self.line}: {self.message}"
+
+
+def _rules(seeds_yml: Path) -> dict[str, dict]:
+    spec = yaml.safe_load(seeds_yml.read_text(encoding="utf-8")) or {}
+    out = {}
+    for seed in spec.get("seeds", []):
+        columns = {}
+        for column in seed.get("columns", []):
+            tests = column.get("data_tests") or column.get("tests") or []
+            rule = {"not_null": False, "unique": False, "values": None}
+            for test in tests:
+                if test == "not_null":
+                    rule["not_null"] = True
+                elif test == "unique" or (isinstance(test, dict) and "unique" in test):
+                    rule["unique"] = True
+                elif isinstance(test, dict) and "accepted_values" in test:
+                    body = test["accepted_values"] or {}
+                    rule["values"] = (body.get("arguments") or body).get("values")
+            columns[column["name"]] = rule
+        types = (seed.get("config") or {}).get("column_types") or {}
+        out[seed["name"]] = {"columns": columns, "types": types}
+    return out
+
+
+def _type_problem(kind: str, value: str) -> str | None:
+    if kind == "integer":
+        try:
+            int(value)
+        except ValueError:
+            return "a whole number"
+    elif kind == "boolean" and value.lower() not in TRUE_FALSE:
+        return "true, false or empty"
+    elif kind == "date":
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            return "a date YYYY-MM-DD"
+    return None
+
+
+def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
+    shown = str(path.relative_to(project_dir)) if path.is_relative_to(project_dir) else str(path)
+    problems: list[SeedProblem] = []
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        return [SeedProblem(shown, 0, f"cannot be read ({exc.strerror})")]
+    with handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        expected = list(rules["types"]) or list(rules["columns"])
+        if header != expected:
+            return [SeedProblem(shown, 1, f"the header is {','.join(header or [])!r}; "
+                                          f"it must be {','.join(expected)!r}")]
+        seen: dict[str, dict[str, int]] = {name: {} for name, r in rules["columns"].items() if r["unique"]}
+        start = reader.line_num + 1
+        for cells in reader:
+            line = start
+            start = reader.line_num + 1
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) != len(header):
+                problems.append(SeedProblem(shown, line, f"{len(cells)} values for {len(header)} columns "
+                                                         f"({','.join(header)}); check the commas and quotes"))
+                continue
+            for name, value in zip(header, cells):
+                rule = rules["columns"].get(name, {})
+                value = value.strip()
+                if not value:
+                    if rule.get("not_null"):
+                        problems.append(SeedProblem(shown, line, f"{name} is empty; it is required"))
+                    continue
+                wanted = _type_problem(rules["types"].get(name, "varchar"), value)
+                if wanted:
+                    problems.append(SeedProblem(shown, line, f"{name} {value!r} is not {wanted}"))
+                    continue
+                allowed = rule.get("values")
+                if allowed is not None and value not in [str(v) for v in allowed]:
+                    problems.append(SeedProblem(shown, line, f"{name} {value!r} is not allowed; "
+                                                             f"use one of {', '.join(map(str, allowed))}"))
+                if name in seen:
+                    if value in seen[name]:
+                        problems.append(SeedProblem(shown, line, f"{name} {value!r} is already on line "
+                                                                 f"{seen[name][value]}; it must be unique"))
+                    else:
+                        seen[name][value] = line
+    return problems
+
+
+def check_seeds(project_dir: Path) -> list[SeedProblem]:
+    """Every problem of every seed described in seeds/_seeds.yml, in file and line order."""
+    seeds_dir = project_dir / "seeds"
+    problems: list[SeedProblem] = []
+    for name, rules in _rules(seeds_dir / "_seeds.yml").items():
+        problems += check_seed(seeds_dir / f"{name}.csv", rules, project_dir)
+    return problems
+
+
+def seed_error(problems: list[SeedProblem]) -> str:
+    """The one line `dmf build` prints: the first problem, and how many more there are."""
+    more = f" (and {len(problems) - 1} more; `dmf seeds check` lists them)" if len(problems) > 1 else ""
+    return f"{problems[0]}{more}. Fix the file and run the command again."

@@ -320,6 +320,19 @@ class Formats:
 # --- tables -----------------------------------------------------------------------------------
 
 ROW_HEIGHT = 15  # points per line of 10-point text
+#: The narrowest column that shows a value of a kind without "###" (Excel's too-narrow mark).
+MIN_WIDTH = {"date": 11, "datetime": 17, "int": 9, "float": 9, "float2": 10, "signed": 8,
+             "percent": 8}
+
+
+def _widen(ws: Worksheet, col: int, width: float, *, force: bool = False) -> None:
+    """Set a column's width; unless `force`, only ever wider. Several tables share a sheet's
+    columns (the operations sheet), and a later table must not squeeze an earlier one's dates."""
+    widths = ws.__dict__.setdefault("_dmf_widths", {})
+    if not force and widths.get(col, 8.43) >= width:
+        return
+    widths[col] = width
+    ws.set_column(col, col, width)
 MAX_LINES = 20
 
 
@@ -407,7 +420,8 @@ def write_table(ws: Worksheet, f: Formats, top: int, cols: Sequence[Col],
     for c, col in enumerate(cols):
         ws.write_string(top, c, col.header, f.header)
         if main:
-            ws.set_column(c, c, col.width)
+            _widen(ws, c, col.width, force=True)
+        _widen(ws, c, MIN_WIDTH.get(col.kind, 0))
     r = top + 1
     for record in rows:
         lines = 1

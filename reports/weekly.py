@@ -20,7 +20,7 @@ from reports.layout import (
     NO_WEEKLY_RUN_BADGE,
     Col,
     Formats,
-    ai_badge,
+    ai_reader_badge,
     merged_text,
     back_link,
     one_page,
@@ -212,8 +212,8 @@ def _commentary(ws: Worksheet, f: Formats, r: int, run: dict | None) -> int:
         ws.write_string(r, 0, "모델: " + (run.get("model") or "-"), f.subtitle)
         r += 1
     else:
-        badge = NO_WEEKLY_RUN_BADGE if run is None else ai_badge(run.get("skip_reason"),
-                                                                 run.get("status"))
+        badge = NO_WEEKLY_RUN_BADGE if run is None else ai_reader_badge(
+            run.get("skip_reason"), run.get("status")).replace("AI 요약 없음", "AI 코멘터리 없음", 1)
         merged_text(ws, r, 0, r + 1, 6, badge, f.badge)
         r += 2
     return r + 1

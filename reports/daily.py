@@ -295,6 +295,7 @@ def _history_sheet(ws: Worksheet, f: Formats, data: dict) -> dict[str, int]:
         rows[item.dmf_key] = r
         merged_text(ws, r, 0, r, 3, f"{item.title}   ({'현재 목록에 있음' if item.current else '목록에 없음'})",
                     f.section)
+        ws.set_row(r, 21)
         r += 1
         for c, (caption, _) in enumerate(HISTORY_COLS):
             ws.write_string(r, c, caption, f.header)
@@ -667,7 +668,10 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
     ws.write_string(counts_top, 6, "건수", f.header)
     for i, (key, sev, caption) in enumerate(SEVERITY_COUNTS, start=1):
         ws.write_string(counts_top + i, 5, f"{caption} ({sev})", f.count_label_sev[sev])
-        write_value(ws, counts_top + i, 6, (summary or {}).get(key), "int", f, f.big_int)
+        if data["verdict"] == "rejected":  # not "0": nothing was published to count
+            ws.write_string(counts_top + i, 6, "미발행", f.big_int)
+        else:
+            write_value(ws, counts_top + i, 6, (summary or {}).get(key), "int", f, f.big_int)
     r += 1
 
     r = _ai_block(ws, f, r, data)

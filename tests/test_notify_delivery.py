@@ -185,7 +185,7 @@ def test_delivery_faults_leave_dmf_run_at_exit_0_recorded_on_the_operations_shee
     report = settings.reports_dir / f"dmf_daily_{DAY_2:%Y%m%d}.xlsx"
     ops = openpyxl.load_workbook(report, read_only=True)["운영"]
     cells = [[c for c in row] for row in ops.iter_rows(values_only=True)]
-    failed = [row for row in cells if "failed" in row]
+    failed = [row for row in cells if "실패" in row and str(row[5]).startswith("DMF_NOTIFY_URLS")]  # Korean outcomes
     assert {row[5] for row in failed} == {"DMF_NOTIFY_URLS#1", "DMF_NOTIFY_URLS#2", "DMF_NOTIFY_URLS#3"}
 
     secrets = [PASSWORD, HOOK_TOKEN]

@@ -28,7 +28,7 @@ MART_DDL = {
         permit_date date, notice_code text, changed_fields text, change_kind text""",
     "dmf_event_field_changes": """as_of_date date, dmf_key text, permit_no text, field_name text,
         before_value text, after_value text, change_kind text, change_detail text, severity text,
-        severity_rank integer, on_watchlist boolean""",
+        severity_rank integer, on_watchlist boolean, removed_entries text[], added_entries text[]""",
     "dmf_signals": """as_of_date date, load_id text, signal_id text, is_gate boolean, fired boolean,
         severity text, observed double, baseline double, baseline_text text, window_text text,
         context text, description text""",

@@ -15,8 +15,9 @@ from pathlib import Path
 import duckdb
 
 from pipelines.config import Settings
-from pipelines.mfds.helpers import ApiError, MfdsClient, is_usable_base_url, redact
+from pipelines.mfds.helpers import ApiError, MfdsClient, redact
 from pipelines.mfds.settings import RetryPolicy
+from pipelines.url_policy import base_url_problem
 
 OK, WARN, BAD = "ok", "warn", "bad"
 #: AI checks whose failure is a warning: the report is complete without AI text.
@@ -66,13 +67,15 @@ def check_service_key(key: str | None) -> SetupCheck:
                                           "from data.go.kr (or mfds_service_key in .dlt/secrets.toml).")
 
 
-def check_api(base_url: str, key: str | None, policy: RetryPolicy = DOCTOR_POLICY) -> SetupCheck:
-    """One request for one row: proves the URL, the key and the portal answer, costs one request."""
+def check_api(base_url: str, key: str | None, policy: RetryPolicy = DOCTOR_POLICY,
+              allowed_hosts: tuple[str, ...] = ()) -> SetupCheck:
+    """One request for one row: proves the URL, the key and the portal answer, costs one request.
+    The loader's URL policy is applied first: a refused URL is never connected to."""
     if not key:
         return SetupCheck("mfds_api", BAD, "not tried without a service key.")
-    if not is_usable_base_url(base_url):
-        return SetupCheck("mfds_api", BAD, "MFDS_API_BASE_URL is not an http(s) URL; "
-                                           "set it to https://apis.data.go.kr/1471000/MdcDmfInfoService01.")
+    problem = base_url_problem(base_url, allowed_hosts)
+    if problem is not None:
+        return SetupCheck("mfds_api", BAD, f"{problem}.")
     try:
         with MfdsClient(base_url, key, policy) as client:
             page = client.page(1, 1)
@@ -126,7 +129,8 @@ def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY)
     from enrich.doctor import run_doctor
 
     key = service_key_from_config(settings.project_dir)
-    checks = [check_service_key(key), check_api(settings.api_base_url, key, policy)]
+    checks = [check_service_key(key),
+              check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ())))]
     checks += check_warehouse(settings.duckdb_path)
     checks.append(check_reports_dir(settings.reports_dir))
     for check in run_doctor(settings):

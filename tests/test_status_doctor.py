@@ -132,3 +132,15 @@ def test_doctor_runs_every_check_in_order_with_ai_trouble_as_warnings(warehouse,
     assert levels["service_key"] == levels["mfds_api"] == levels["warehouse"] == OK
     assert levels["agy_model"] == WARN
     assert all(SERVICE_KEY not in c.message for c in checks)
+
+
+@pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "http://10.0.0.8/api", "http://example.com/api"])
+def test_doctor_refuses_a_url_the_loader_would_refuse_without_connecting(url, monkeypatch):
+    import pipelines.doctor as doctor
+
+    def no_connection(*args, **kwargs):
+        raise AssertionError("doctor tried to connect")
+
+    monkeypatch.setattr(doctor, "MfdsClient", no_connection)
+    check = check_api(url, SERVICE_KEY)
+    assert check.level == BAD and SERVICE_KEY not in check.message

@@ -104,12 +104,17 @@ def test_a_rule_edit_is_one_command_from_its_effect(project):
 
 MALFORMED = [
     ("severity_rules.csv", "40,WITHDRAWN,,,,,HIGH,", "40,WITHDRAWN,,,,,URGENT,",
-     "seeds/severity_rules.csv line 5: severity 'URGENT' is not allowed; use one of CRITICAL, HIGH, MEDIUM, INFO, COSMETIC"),
+     "seeds/severity_rules.csv line {line}: severity 'URGENT' is not allowed; use one of CRITICAL, HIGH, MEDIUM, INFO, COSMETIC"),
     ("severity_rules.csv", "150,NEW,,,,,INFO,", "fifteen,NEW,,,,,INFO,",
-     "seeds/severity_rules.csv line 16: priority 'fifteen' is not a whole number"),
+     "seeds/severity_rules.csv line {line}: priority 'fifteen' is not a whole number"),
     ("watchlist.csv", "manufacturer,Zhejiang Huahai,", "company,Zhejiang Huahai,",
-     "seeds/watchlist.csv line 10: term_kind 'company' is not allowed; use one of ingredient, applicant, manufacturer"),
+     "seeds/watchlist.csv line {line}: term_kind 'company' is not allowed; use one of ingredient, applicant, manufacturer"),
 ]
+
+
+def editor_line(text: str, fragment: str) -> int:
+    """The line an editor shows for the line holding `fragment` (1 = the header)."""
+    return next(n for n, line in enumerate(text.splitlines(), start=1) if fragment in line)
 
 
 # `dmf build` of this installation, on the copied project (its seeds are the ones edited).
@@ -129,6 +134,7 @@ def test_a_malformed_seed_edit_is_one_line_in_seeds_check_build_and_the_log(proj
     path = project / "seeds" / seed
     original = path.read_text(encoding="utf-8")
     assert before in original
+    message = message.format(line=editor_line(original, before))
     path.write_text(original.replace(before, after), encoding="utf-8")
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}

@@ -852,9 +852,9 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
         gate_id = str(gate.get("signal_id"))
         merged_text(ws, r, 1, r, 2, f"{SIGNAL_LABEL.get(gate_id, (gate_id,))[0]} ({gate_id})", f.value)
         ws.write_string(r, 3, "관측값", f.key)
-        write_value(ws, r, 4, gate.get("observed"), "float2", f, f.value_int)
+        write_value(ws, r, 4, gate.get("observed"), "float2", f, _gate_number_format(f, gate.get("observed")))
         ws.write_string(r, 5, "기준값", f.key)
-        write_value(ws, r, 6, gate.get("baseline"), "float2", f, f.value_int)
+        write_value(ws, r, 6, gate.get("baseline"), "float2", f, _gate_number_format(f, gate.get("baseline")))
         r += 1
         for caption, value in (("설명", gate.get("description_ko")
                                 or (SIGNAL_LABEL.get(gate_id) or (None, gate.get("description")))[1]),
@@ -867,6 +867,14 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
             r += 1
         r += 1
     return r
+
+
+def _gate_number_format(f: Formats, value: object):
+    """Counts (total_count_drop: 9,205 against 9,202) stay whole; a ratio keeps its decimals,
+    or the rejected day's box would say 'observed 1, threshold 0' for 99.6 % against 30 %."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
+        return f.value_int
+    return f.value_ratio if value is not None else f.value_int
 
 
 def _ai_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:

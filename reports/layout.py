@@ -288,6 +288,9 @@ class Formats:
         self.value = fmt(border=1)
         self.value_date = fmt(border=1, num_format="yyyy-mm-dd", align="left")
         self.value_int = fmt(border=1, num_format="#,##0", align="right")
+        # A gate's observed value and threshold may be a ratio (0.9964 against 0.3): whole
+        # numbers would show them as 1 and 0, so up to four decimals are kept.
+        self.value_ratio = fmt(border=1, num_format="#,##0.0###", align="right")
         self.big_int = fmt(bold=True, font_size=14, border=1, num_format="#,##0", align="center",
                            valign="vcenter")
         self.count_label = fmt(bold=True, border=1, valign="vcenter")

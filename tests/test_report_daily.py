@@ -244,3 +244,31 @@ def test_report_opens_the_warehouse_read_only(warehouse):
     with duckdb.connect(str(settings.duckdb_path), read_only=True):
         render_daily(settings, s.rich_day)  # a concurrent reader does not block it
     assert not list(Path(settings.reports_dir).glob("*.tmp"))
+
+
+def test_a_ratio_gate_on_a_rejected_day_shows_its_decimals_and_a_count_gate_stays_whole(warehouse):
+    settings, s = warehouse
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        con.execute("update marts.dmf_signals set fired = (signal_id = 'all_changed'), "
+                    "observed = case when signal_id = 'all_changed' then 0.9964 else observed end "
+                    "where as_of_date = ? and is_gate", [s.rejected_day])
+        con.execute("update marts.dmf_loads set rejected_gates = 'all_changed' where as_of_date = ?",
+                    [s.rejected_day])
+    dash = openpyxl.load_workbook(render_daily(settings, s.rejected_day))[daily.DASHBOARD]
+    cells = {c.value: c for c in dash._cells.values() if isinstance(c.value, float)}
+    # 0.9964 against 0.3 must not print as "1" against "0"
+    assert "." in cells[0.9964].number_format and "." in cells[0.3].number_format
+    count_dash = openpyxl.load_workbook(render_daily(*_count_gate_day(settings, s)))[daily.DASHBOARD]
+    counts = [c for c in count_dash._cells.values() if c.value in (8012, 8012.0, 9168, 9168.0)]
+    assert counts and all(c.number_format == "#,##0" for c in counts)
+
+
+def _count_gate_day(settings: Settings, s: Scenario) -> tuple[Settings, object]:
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        con.execute("update marts.dmf_signals set fired = (signal_id = 'total_count_drop'), "
+                    "observed = case when signal_id = 'total_count_drop' then 8012.0 else observed end "
+                    "where as_of_date = ? and is_gate", [s.rejected_day])
+        con.execute("update marts.dmf_loads set rejected_gates = 'total_count_drop' where as_of_date = ?",
+                    [s.rejected_day])
+    return settings, s.rejected_day
+

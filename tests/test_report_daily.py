@@ -272,3 +272,32 @@ def _count_gate_day(settings: Settings, s: Scenario) -> tuple[Settings, object]:
                     [s.rejected_day])
     return settings, s.rejected_day
 
+
+def _has_hangul(text: str) -> bool:
+    return any("\uac00" <= ch <= "\ud7a3" for ch in text)
+
+
+def test_every_signal_of_the_catalog_has_a_korean_name_in_the_report(warehouse):
+    import csv
+    settings, s = warehouse
+    catalog = Path(__file__).resolve().parents[1] / "seeds" / "signal_catalog.csv"
+    ids = [row["signal_id"] for row in csv.DictReader(catalog.open(encoding="utf-8"))]
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        con.execute("update marts.dmf_loads set rejected_gates = 'withdrawn_share' where as_of_date = ?",
+                    [s.rejected_day])
+        con.executemany(
+            "insert into marts.dmf_signals (as_of_date, load_id, signal_id, is_gate, fired, severity, observed,"
+            " baseline) select as_of_date, load_id, ?, false, false, 'INFO', 0, 0 from marts.dmf_loads "
+            "where as_of_date = ? and not exists (select 1 from marts.dmf_signals x where x.signal_id = ? "
+            "and x.as_of_date = ?)", [[i, s.rejected_day, i, s.rejected_day] for i in ids])
+    wb = openpyxl.load_workbook(render_daily(settings, s.rejected_day))
+    texts = [c.value for c in wb[daily.DASHBOARD]._cells.values() if isinstance(c.value, str)]
+    reason = next(t for t in texts if t.startswith("무결성 게이트가 거부: "))
+    assert _has_hangul(reason.removeprefix("무결성 게이트가 거부: ")), reason
+    sheet = wb[daily.SIGNALS]
+    header = [c.value for c in sheet[EVENT_HEADER_ROW]]
+    name_col, id_col = header.index("신호"), header.index("신호 ID")
+    shown = {row[id_col].value: row[name_col].value
+             for row in sheet.iter_rows(min_row=EVENT_HEADER_ROW + 1) if row[id_col].value}
+    assert set(ids) <= set(shown)
+    assert [i for i in ids if not _has_hangul(shown[i] or "")] == []

@@ -104,3 +104,21 @@ def test_the_new_gates_stay_quiet_on_a_normal_simulated_week(tmp_settings):
                             "('withdrawn_share', 'identity_churn', 'field_fill_collapse')")
     assert fired == []
     assert query(settings, "select count(*) from marts.dmf_signals where signal_id = 'withdrawn_share'") == [(4,)]
+
+
+def _has_hangul(text: str) -> bool:
+    return any("\uac00" <= ch <= "\ud7a3" for ch in text)
+
+
+def test_the_rejected_days_reason_and_baselines_are_korean_for_every_fired_gate(identity_break):
+    """A reader of the rejected day sees each gate's name and 기준 in Korean, not the SQL's English."""
+    settings, _, outcomes = identity_break
+    fired = query(settings, "select signal_id, baseline_text from marts.dmf_signals "
+                            "where as_of_date = ? and fired and is_gate order by 1", [DAYS[1]])
+    assert {"withdrawn_share", "identity_churn", "field_fill_collapse"} <= {g for g, _ in fired}
+    assert [g for g, text in fired if not _has_hangul(text or "")] == []
+    text = _sheet_text(outcomes[1].reports[0])
+    reason = next(line for line in text.splitlines() if line.startswith("무결성 게이트가 거부: "))
+    for part in reason.removeprefix("무결성 게이트가 거부: ").split(", "):
+        name, _, gate = part.partition("(")
+        assert _has_hangul(name), part

@@ -100,9 +100,9 @@ observations as (
         {{ var('withdrawn_share_ratio') }},
         previous_record_count is not null
             and withdrawn_count > {{ var('withdrawn_share_ratio') }} * previous_record_count,
-        withdrawn_count || ' WITHDRAWN of ' || coalesce(cast(previous_record_count as varchar), '-')
-            || ' registrations in the last accepted load, gate above '
-            || cast(100 * {{ var('withdrawn_share_ratio') }} as varchar) || '%'
+        '마지막 반영 적재 등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 '
+            || withdrawn_count || '건 취하, '
+            || cast(100 * {{ var('withdrawn_share_ratio') }} as varchar) || '% 초과면 거부'
     from metrics
 
     union all
@@ -112,9 +112,8 @@ observations as (
         {{ var('identity_churn_ratio') }},
         previous_record_count is not null
             and identity_churn_pairs > {{ var('identity_churn_ratio') }} * previous_record_count,
-        identity_churn_pairs || ' WITHDRAWN matched by a NEW of the same ingredient and applicant, of '
-            || coalesce(cast(previous_record_count as varchar), '-')
-            || ' registrations, gate above ' || cast(100 * {{ var('identity_churn_ratio') }} as varchar) || '%'
+        '등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 같은 성분·신청인의 취하·신규 쌍 '
+            || identity_churn_pairs || '건, ' || cast(100 * {{ var('identity_churn_ratio') }} as varchar) || '% 초과면 거부'
     from metrics
 
     union all
@@ -123,10 +122,9 @@ observations as (
         round(fill_drops.worst_fill_pct, 2),
         round(fill_drops.worst_previous_fill_pct, 2),
         coalesce(fill_drops.worst_drop_points > {{ var('field_fill_collapse_points') }}, false),
-        'fill rate (non-empty share) of '
-            || coalesce(fill_drops.worst_field, '-') || ' today vs the last accepted load; gate at a fall of more than '
-            || {{ var('field_fill_collapse_points') }} || ' points'
-            || coalesce('; collapsed: ' || fill_drops.collapsed_fields, '')
+        coalesce(fill_drops.worst_field, '-') || ' 항목의 채움률(값이 있는 비율)이 마지막 반영 적재보다 '
+            || {{ var('field_fill_collapse_points') }} || '%p 넘게 떨어지면 거부'
+            || coalesce('; 급락: ' || fill_drops.collapsed_fields, '')
     from metrics
     left join fill_drops on metrics.load_id = fill_drops.load_id
 
@@ -238,7 +236,7 @@ observations as (
     select load_id, as_of_date, 'identity_loose_key',
         cast(loose_key_links as double), 0,
         loose_key_links > 0,
-        'records followed by ingredient, BIZRNO and permit date alone'
+        '성분·사업자등록번호·등록일자만으로 전일 기록과 이은 기록 수'
     from metrics
 
 ),

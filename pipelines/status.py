@@ -66,15 +66,31 @@ def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date,
     return {row[0]: row[1:] for row in rows}
 
 
+#: What to do about a day that a live load can no longer reach: `dmf load`/`dmf run` refuse a
+#: date before the warehouse's latest load (the API serves only today's list).
+MISSED_PAST_DAY = ("nothing can load it now (the live API serves only today's list; the next day was "
+                   "compared with the last accepted one): check state/logs/ and cron for why it was missed")
+
+
 def _next(day: date, verdict: str, reason: str | None, gates: str | None, ai: str | None,
-          report: Path | None) -> str | None:
+          report: Path | None, first_load: date | None = None, latest_load: date | None = None) -> str | None:
+    """The command for a bad day, only one the CLI accepts for that day: a day before the
+    latest load cannot be loaded live again, and a day before the first load needs nothing."""
     d = day.isoformat()
+    past = latest_load is not None and day < latest_load
     if verdict == "no load":
-        return f"dmf run --as-of {d}"
+        if first_load is not None and day < first_load:
+            return None  # before the warehouse's history starts: not a missed run
+        return MISSED_PAST_DAY if past else f"dmf run --as-of {d}"
     if verdict == "rejected" and gates:
+        if past:
+            return (f"read the report's 적재 거부 box (dmf report --as-of {d}); if the data is right: "
+                    f"dmf accept-load --as-of {d} --by NAME --reason TEXT")
         return (f"read the report's 적재 거부 box (dmf report --as-of {d}); once the cause is fixed: "
                 f"dmf load --as-of {d} --force && dmf build")
     if verdict == "rejected":
+        if past:
+            return "the fetch was incomplete; " + MISSED_PAST_DAY
         return f"dmf run --as-of {d}  (the fetch was incomplete: load it again)"
     if report is None:
         return f"dmf report --as-of {d}"
@@ -94,6 +110,8 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
             if not built:
                 raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)
+            first_load, latest_load = con.execute(
+                "select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()
     except duckdb.Error as exc:
         raise DmfError(f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
                        "is another dmf command writing it?") from None
@@ -105,13 +123,13 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
         row = rows.get(day)
         if row is None:
             out.append(DayStatus(day, "no load", "-", None, None, None, None, None, "-", report,
-                                 _next(day, "no load", None, None, None, report)))
+                                 _next(day, "no load", None, None, None, report, first_load, latest_load)))
             continue
         verdict, baseline, reason, gates, new, changed, withdrawn, critical, high, ai_status, ai_reason = row
         shown = "baseline" if verdict == "accepted" and baseline else verdict
         ai = ai_reason or (ai_status.lower() if ai_status else "not run")
         out.append(DayStatus(day, shown, reason or "-", new, changed, withdrawn, critical, high, ai, report,
-                             _next(day, verdict, reason, gates, ai_reason, report)))
+                             _next(day, verdict, reason, gates, ai_reason, report, first_load, latest_load)))
     return out
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
@@ -869,7 +870,7 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     return r
 
 
-def _gate_number_format(f: Formats, value: object):
+def _gate_number_format(f: Formats, value: object) -> Format:
     """Counts (total_count_drop: 9,205 against 9,202) stay whole; a ratio keeps its decimals,
     or the rejected day's box would say 'observed 1, threshold 0' for 99.6 % against 30 %."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():

@@ -5,7 +5,21 @@
     a final vowel is dropped, so the usual loan-word spellings meet: v/b, f/p, l/r, -ine/-인, and
     the vowel ㅡ Korean inserts into consonant clusters (스, 르, 드) counts as no vowel. Salt, hydrate and form words are translated through
     seed ingredient_name_translations (analysts extend it) and compared as word ids, whether
-    the Korean name puts the salt last (솔리페나신숙신산염) or first (숙신산솔리페나신). -#}
+    the Korean name puts the salt last (솔리페나신숙신산염) or first (숙신산솔리페나신).
+
+    DuckDB only (lists, lambdas, list_has_all, unicode(), jaro_winkler_similarity): the entry macros
+    (ingredient_name_keys, watch_term_latin_keys, transliteration_match, transliteration_similarity)
+    dispatch to a duckdb__ implementation, and on any other adapter to a default__ that stops the
+    compile with a clear error, until a port (e.g. postgres__ with arrays and pg_trgm) exists. The
+    helpers latin_skeleton and latin_words_skeleton are only called from the duckdb__ macros. -#}
+
+
+{% macro transliteration_not_supported(macro_name) -%}
+    {{ exceptions.raise_compiler_error(
+        "macro " ~ macro_name ~ " (Latin <-> Hangul transliteration, macros/transliteration.sql) is written for DuckDB only;"
+        ~ " the adapter '" ~ adapter.type() ~ "' is not supported yet: add " ~ adapter.type() ~ "__" ~ macro_name
+        ~ " beside duckdb__" ~ macro_name ~ ".") }}
+{%- endmacro %}
 
 {% macro latin_skeleton(column, soft_g=false) -%}
     {#- English orthography to the skeleton. Lower-case letters are read as English; upper-case
@@ -35,6 +49,14 @@
 
 
 {% macro ingredient_name_keys(names_relation) -%}
+    {{ return(adapter.dispatch('ingredient_name_keys', 'dmf_watch')(names_relation)) }}
+{%- endmacro %}
+
+{% macro default__ingredient_name_keys(names_relation) -%}
+    {{ transliteration_not_supported('ingredient_name_keys') }}
+{%- endmacro %}
+
+{% macro duckdb__ingredient_name_keys(names_relation) -%}
     {#- One row per ingredient_name_key of `names_relation`: its Hangul base (salt, hydrate and
         form words removed from the end repeatedly and from the start once), the salt word ids
         it carries, its romanization and its skeleton (Hangul syllable arithmetic: a syllable
@@ -190,6 +212,14 @@ left join romanized on based.ingredient_name_key = romanized.ingredient_name_key
 
 
 {% macro watch_term_latin_keys(terms_relation) -%}
+    {{ return(adapter.dispatch('watch_term_latin_keys', 'dmf_watch')(terms_relation)) }}
+{%- endmacro %}
+
+{% macro default__watch_term_latin_keys(terms_relation) -%}
+    {{ transliteration_not_supported('watch_term_latin_keys') }}
+{%- endmacro %}
+
+{% macro duckdb__watch_term_latin_keys(terms_relation) -%}
     {#- One row per watch_term of `terms_relation` written in Latin script only: its salt word
         ids and the skeletons of its base (words that are no salt, hydrate or form word). A term
         has up to three skeletons: g read hard, g read soft, and a final -ate read as the acid
@@ -269,6 +299,14 @@ left join salts on based.watch_term = salts.watch_term
 
 
 {% macro transliteration_match(names, terms) -%}
+    {{ return(adapter.dispatch('transliteration_match', 'dmf_watch')(names, terms)) }}
+{%- endmacro %}
+
+{% macro default__transliteration_match(names, terms) -%}
+    {{ transliteration_not_supported('transliteration_match') }}
+{%- endmacro %}
+
+{% macro duckdb__transliteration_match(names, terms) -%}
     {#- A Hangul name matches a Latin term when its skeleton is one of the term's and it carries
         every salt the term names (a term without a salt covers every salt form). -#}
     (list_contains({{ terms }}.term_skeletons, {{ names }}.name_skeleton)
@@ -277,6 +315,14 @@ left join salts on based.watch_term = salts.watch_term
 
 
 {% macro transliteration_similarity(names, terms) -%}
+    {{ return(adapter.dispatch('transliteration_similarity', 'dmf_watch')(names, terms)) }}
+{%- endmacro %}
+
+{% macro default__transliteration_similarity(names, terms) -%}
+    {{ transliteration_not_supported('transliteration_similarity') }}
+{%- endmacro %}
+
+{% macro duckdb__transliteration_similarity(names, terms) -%}
     {#- How plausible a Hangul name is for a Latin term, to rank the candidates offered to the
         AI: the best Jaro-Winkler similarity of the skeletons, plus a little for shared salts. -#}
     (

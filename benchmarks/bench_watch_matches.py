@@ -1,8 +1,9 @@
 """Time the watchlist-matching nodes over simulated days of the 9,200-record registry.
 
 Loads each day from the local simulator, runs the real `build`, and reads, per node, dbt's
-`execution_time` and `rows_affected` from run_results.json: the matching models and the models
-that read them. `--project DIR` builds with another checkout of the project (e.g. main exported
+`execution_time` from run_results.json (the matching models and the models that read them), and
+how many names the build matched (rows of int_ingredient_names_matched with its matched_at;
+dbt-duckdb reports no rows_affected). `--project DIR` builds with another checkout of the project (e.g. main exported
 with `git archive`) to compare before and after; `--every N` prints only every N-th day (and the
 last). No asserts: figures.
 
@@ -16,7 +17,10 @@ import json
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
+
+import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -33,15 +37,26 @@ WATCH_NODES = (
 )
 
 
-def node_figures(results_path: Path) -> tuple[dict[str, tuple[float, int | None]], float]:
-    """(seconds, rows affected) per watch node of the last dbt run, and the run's total seconds."""
+def node_figures(results_path: Path) -> tuple[dict[str, float], float]:
+    """Seconds per watch node of the last dbt run, and the run's total seconds."""
     results = json.loads(results_path.read_text(encoding="utf-8"))
-    figures: dict[str, tuple[float, int | None]] = {}
+    figures: dict[str, float] = {}
     for result in results["results"]:
         name = result["unique_id"].split(".")[2]
         if result["unique_id"].startswith("model.") and name in WATCH_NODES:
-            figures[name] = (float(result["execution_time"]), result["adapter_response"].get("rows_affected"))
+            figures[name] = float(result["execution_time"])
     return figures, float(results["elapsed_time"])
+
+
+def names_matched_since(duckdb_path: Path, since: datetime) -> int | None:
+    """Names the build started after `since` matched (None before this change: no such table)."""
+    with duckdb.connect(str(duckdb_path), read_only=True) as con:
+        try:
+            row = con.execute("select count(distinct ingredient_name_key) from intermediate.int_ingredient_names_matched "
+                              "where matched_at >= ?", [since.replace(tzinfo=None)]).fetchone()
+        except duckdb.Error:
+            return None
+    return row[0] if row else None
 
 
 def main() -> None:
@@ -61,18 +76,21 @@ def main() -> None:
         settings = dataclasses.replace(settings, api_base_url=sim.base_url)
         if args.project:
             settings = dataclasses.replace(settings, project_dir=args.project.resolve())
-        print(f"{'day':>4} {'build s':>8} {'dbt s':>7}  " + "  ".join(f"{n} s (rows)" for n in WATCH_NODES))
+        print(f"{'day':>4} {'build s':>8} {'dbt s':>7} {'names matched':>13}  " + "  ".join(f"{n} s" for n in WATCH_NODES))
         for day in range(1, args.days + 1):
             sim.set_day(day)
             load_day(settings, registry.date_of(day), service_key=KEY)
+            since = datetime.now(timezone.utc)
             started = time.perf_counter()
             build(settings)
             wall = time.perf_counter() - started
             if day % args.every and day != args.days:
                 continue
             figures, elapsed = node_figures(settings.state_dir / "dbt" / "target" / "run_results.json")
-            cells = [f"{figures[n][0]:.3f} ({figures[n][1]})" if n in figures else "-" for n in WATCH_NODES]
-            print(f"{day:>4} {wall:>8.2f} {elapsed:>7.2f}  " + "  ".join(f"{c:>{len(n) + 9}}" for c, n in zip(cells, WATCH_NODES)))
+            matched = names_matched_since(settings.duckdb_path, since)
+            cells = [f"{figures[n]:.3f}" if n in figures else "-" for n in WATCH_NODES]
+            print(f"{day:>4} {wall:>8.2f} {elapsed:>7.2f} {'-' if matched is None else matched:>13}  "
+                  + "  ".join(f"{c:>{len(n) + 2}}" for c, n in zip(cells, WATCH_NODES)))
 
 
 if __name__ == "__main__":

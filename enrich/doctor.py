@@ -19,6 +19,9 @@ from pipelines.config import Settings
 PROMPT_FILES = ("uc1_daily_briefing.md", "uc3_anomaly_only.md", "uc5_weekly_commentary.md", "uc2b_api_drift.md")
 SCHEMA_FILES = ("uc1_briefing.schema.json", "uc3_anomaly.schema.json", "uc4_alias.schema.json",
                 "uc5_weekly.schema.json", "uc2b_api_drift.schema.json")
+#: How the binary check begins when agy is absent: `dmf doctor` then rates the permission checks
+#: as warnings (nothing can run with the missing deny block).
+AGY_NOT_FOUND = "agy was not found"
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def run_doctor(settings: Settings) -> list[Check]:
         binary = resolve_binary(cfg.binary)
         if binary is None:
             checks.append(Check("agy_binary", not cfg.enabled,
-                                "agy was not found (set DMF_AGY_BINARY or install agy); "
+                                f"{AGY_NOT_FOUND} (set DMF_AGY_BINARY or install agy); "
                                 "reports are still produced, without AI text."))
             checks.append(Check("agy_model", False, "cannot check the model without the agy binary."))
         else:

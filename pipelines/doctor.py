@@ -22,6 +22,9 @@ from pipelines.url_policy import base_url_problem
 OK, WARN, BAD = "ok", "warn", "bad"
 #: AI checks whose failure is a warning: the report is complete without AI text.
 AI_WARNINGS = frozenset({"agy_binary", "agy_model", "agy_circuit", "agy_budget"})
+#: Checks of what agy may touch: a failure is a security problem only where agy can run, so
+#: without the binary it is a warning (install the deny block before installing agy).
+AI_WARNINGS_WITHOUT_AGY = AI_WARNINGS | {"agy_permissions", "agy_workspace"}
 #: One request, tried twice at most: doctor must answer in seconds, not retry like a load.
 DOCTOR_POLICY = RetryPolicy(max_retries=1, base_delay_s=0.5, max_delay_s=0.5, connect_timeout_s=5.0,
                             read_timeout_s=15.0)
@@ -126,14 +129,17 @@ def check_reports_dir(reports_dir: Path) -> SetupCheck:
 
 
 def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY) -> list[SetupCheck]:
-    from enrich.doctor import run_doctor
+    from enrich.doctor import AGY_NOT_FOUND, run_doctor
 
     key = service_key_from_config(settings.project_dir)
     checks = [check_service_key(key),
               check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ())))]
     checks += check_warehouse(settings.duckdb_path)
     checks.append(check_reports_dir(settings.reports_dir))
-    for check in run_doctor(settings):
-        level = OK if check.ok else (WARN if check.name in AI_WARNINGS else BAD)
+    ai_checks = run_doctor(settings)
+    agy_missing = any(check.name == "agy_binary" and check.message.startswith(AGY_NOT_FOUND) for check in ai_checks)
+    warnings = AI_WARNINGS_WITHOUT_AGY if agy_missing else AI_WARNINGS
+    for check in ai_checks:
+        level = OK if check.ok else (WARN if check.name in warnings else BAD)
         checks.append(SetupCheck(check.name, level, check.message))
     return checks

@@ -153,6 +153,22 @@ def test_doctor_runs_every_check_in_order_with_ai_trouble_as_warnings(warehouse,
     assert all(SERVICE_KEY not in c.message for c in checks)
 
 
+def test_doctor_without_agy_rates_a_missing_deny_block_a_warning_and_passes(warehouse, start_simulator,
+                                                                              fast_policy, monkeypatch, tmp_path):
+    # Where agy cannot run, a missing permission file exposes nothing: the setup is healthy.
+    # With agy installed the same file is a BAD line (tests/test_cli.py).
+    server = start_simulator(size=10)
+    monkeypatch.setenv("MFDS_SERVICE_KEY", SERVICE_KEY)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DMF_AGY_BINARY", str(warehouse.state_dir / "no-agy-here"))
+    settings = dataclasses.replace(warehouse, api_base_url=server.base_url,
+                                   agy_binary=str(warehouse.state_dir / "no-agy-here"))
+    checks = run_setup_doctor(settings, policy=fast_policy)
+    levels = {c.name: c.level for c in checks}
+    assert levels["agy_binary"] == levels["agy_permissions"] == WARN
+    assert [c.line for c in checks if c.level == BAD] == []
+
+
 @pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "http://10.0.0.8/api", "http://example.com/api"])
 def test_doctor_refuses_a_url_the_loader_would_refuse_without_connecting(url, monkeypatch):
     import pipelines.doctor as doctor

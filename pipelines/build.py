@@ -112,6 +112,7 @@ def build(settings: Settings, *, full_refresh: bool = False, check_seeds: bool =
     """
     if check_seeds:
         check_seed_files(settings)
+    _migrate_raw_items(settings)
     started = datetime.now(timezone.utc)
     try:
         outcome, consistent = _build(settings, full_refresh)
@@ -122,6 +123,17 @@ def build(settings: Settings, *, full_refresh: bool = False, check_seeds: bool =
     record_build(settings, started, consistent=consistent, gate_fired=outcome.gate_fired,
                  failures=outcome.failures, full_refresh=full_refresh)
     return outcome
+
+
+def _migrate_raw_items(settings: Settings) -> None:
+    """A warehouse from before row versions is migrated before dbt reads the new raw tables
+    (normally the next load has done it; this covers `dmf build` run first)."""
+    from pipelines.mfds.row_versions import has_items_table
+
+    if has_items_table(settings.duckdb_path):
+        from pipelines.mfds.load import migrate_raw_items
+
+        migrate_raw_items(settings)
 
 
 def _build(settings: Settings, full_refresh: bool) -> tuple[BuildOutcome, bool]:

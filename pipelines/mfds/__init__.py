@@ -1,10 +1,14 @@
 """The MFDS DMF dlt source: the whole public DMF list per load, and one row describing the load.
 
-Two resources, both append-only in the `mfds_raw` dataset:
+Three resources, all append-only in the `mfds_raw` dataset:
 
-- `dmf_items`: one row per distinct record received (stable repeats kept once, `repeat_count`
-  says how often), the 9 source fields exactly as received, declared as nullable text so every
-  column exists even when a load has it all null;
+- `dmf_item_versions`: each distinct record once, ever: the 9 source fields exactly as received
+  (declared as nullable text so every column exists even when a load has it all null) under
+  `row_hash`, the hash of those exact values; a load appends only the records not stored yet
+  (`row_versions.split_rows`);
+- `dmf_load_items`: one row per distinct record received per load (stable repeats kept once,
+  `repeat_count` says how often): its position, page and `row_hash`. Joined to the versions it
+  gives back the load exactly (the view `mfds_raw.dmf_items`);
 - `load_runs`: one row per load attempt, complete or not, with its verdict and counters, and
   (`schema_drift`) what did not match the declared item schema.
 
@@ -37,21 +41,28 @@ from dlt.extract.resource import DltResource  # noqa: E402
 
 from pipelines.config import DEFAULT_API_BASE_URL  # noqa: E402
 from pipelines.mfds.helpers import FetchResult, fetch_registry  # noqa: E402
+from pipelines.mfds.row_versions import KnownVersions, split_rows  # noqa: E402
 from pipelines.mfds.settings import (  # noqa: E402
     ITEM_SCHEMA,
-    ITEMS_TABLE,
+    MEMBERSHIP_TABLE,
     RAW_SCHEMA_CONTRACT,
     RUNS_TABLE,
+    VERSIONS_TABLE,
     RetryPolicy,
 )
 
-ITEM_COLUMNS: dict[str, dict[str, Any]] = {
+VERSION_COLUMNS: dict[str, dict[str, Any]] = {
+    "row_hash": {"data_type": "bigint", "nullable": False, "unique": True},
+    **{name.lower(): dict(spec) for name, spec in ITEM_SCHEMA.items()},
+}
+
+MEMBERSHIP_COLUMNS: dict[str, dict[str, Any]] = {
     "load_id": {"data_type": "text", "nullable": False},
     "as_of_date": {"data_type": "date", "nullable": False},
     "item_position": {"data_type": "bigint", "nullable": False},
     "page_no": {"data_type": "bigint", "nullable": False},
     "repeat_count": {"data_type": "bigint", "nullable": False},
-    **{name.lower(): dict(spec) for name, spec in ITEM_SCHEMA.items()},
+    "row_hash": {"data_type": "bigint", "nullable": False},
 }
 
 RUN_COLUMNS: dict[str, dict[str, Any]] = {
@@ -74,6 +85,11 @@ RUN_COLUMNS: dict[str, dict[str, Any]] = {
     "source_url": {"data_type": "text", "nullable": True},
     # Added with issue 8; dlt adds it to existing warehouses (load.migrate_declared_columns).
     "schema_drift": {"data_type": "text", "nullable": True},
+}
+
+
+DECLARED_COLUMNS: dict[str, dict[str, dict[str, Any]]] = {
+    VERSIONS_TABLE: VERSION_COLUMNS, MEMBERSHIP_TABLE: MEMBERSHIP_COLUMNS, RUNS_TABLE: RUN_COLUMNS,
 }
 
 
@@ -125,32 +141,63 @@ def mfds_source(
     retry_policy: RetryPolicy | None = None,
     on_result: Callable[[FetchResult], None] | None = None,
     allowed_hosts: Sequence[str] = (),
+    known_versions: KnownVersions | None = None,
 ) -> Sequence[DltResource]:
     """The MFDS DMF list for the logical date `as_of`, as load `load_id`.
 
     `on_result` receives the `FetchResult` once the list has been fetched, so the caller can
-    report the verdict without reading the warehouse back.
+    report the verdict without reading the warehouse back. `known_versions` looks up stored
+    row versions (see `item_resources`).
     """
     fetch = _FetchOnce(
         lambda: fetch_registry(mfds_api_base_url, mfds_service_key, retry_policy, allowed_hosts),
         on_result,
     )
 
-    @dlt.resource(name=ITEMS_TABLE, write_disposition="append", columns=ITEM_COLUMNS,
-                  schema_contract=RAW_SCHEMA_CONTRACT)
-    def dmf_items() -> Iterator[list[dict[str, Any]]]:
-        rows = fetch().rows
-        stamp = {"load_id": load_id, "as_of_date": as_of}
-        batch = 2000
-        for start in range(0, len(rows), batch):
-            yield [{**stamp, **row} for row in rows[start:start + batch]]
-
     @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS,
                   schema_contract=RAW_SCHEMA_CONTRACT)
     def load_runs() -> Iterator[dict[str, Any]]:
         yield run_row(fetch(), load_id, as_of)
 
-    return dmf_items, load_runs
+    return (*item_resources(lambda: fetch().rows, load_id, as_of, known_versions), load_runs)
+
+
+def _batches(rows: list[dict[str, Any]], size: int = 2000) -> Iterator[list[dict[str, Any]]]:
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+
+
+def item_resources(
+    rows: Callable[[], list[dict[str, Any]]],
+    load_id: str,
+    as_of: date,
+    known_versions: KnownVersions | None = None,
+) -> tuple[DltResource, DltResource]:
+    """The writer of a load's items: its new row versions and its membership, both appended.
+
+    `rows` gives the load's distinct rows (item_position, page_no, repeat_count and the 9
+    fields, as `helpers.distinct_rows` makes them) when first extracted; `known_versions`
+    answers which of their hashes are stored already (None: none are), so only records never
+    seen before are written as versions. Any item source (live fetch, dump) can feed it.
+    """
+    split: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+
+    def parts() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        if not split:
+            split.append(split_rows(rows(), load_id, as_of, known_versions))
+        return split[0]
+
+    @dlt.resource(name=VERSIONS_TABLE, write_disposition="append", columns=VERSION_COLUMNS,
+                  schema_contract=RAW_SCHEMA_CONTRACT)
+    def dmf_item_versions() -> Iterator[list[dict[str, Any]]]:
+        yield from _batches(parts()[0])
+
+    @dlt.resource(name=MEMBERSHIP_TABLE, write_disposition="append", columns=MEMBERSHIP_COLUMNS,
+                  schema_contract=RAW_SCHEMA_CONTRACT)
+    def dmf_load_items() -> Iterator[list[dict[str, Any]]]:
+        yield from _batches(parts()[1])
+
+    return dmf_item_versions, dmf_load_items
 
 
 def declared_columns_resources(tables: Iterable[str]) -> list[DltResource]:
@@ -160,7 +207,7 @@ def declared_columns_resources(tables: Iterable[str]) -> list[DltResource]:
     warehouse from before a new declared column (e.g. `schema_drift`) gets it through these,
     with the contract relaxed for this one schema-only step; no row is written.
     """
-    declared = {ITEMS_TABLE: ITEM_COLUMNS, RUNS_TABLE: RUN_COLUMNS}
+    declared = DECLARED_COLUMNS
     resources = []
     for table in tables:
 
@@ -183,16 +230,19 @@ def run_row_resource(row: dict[str, Any]) -> DltResource:
     return load_runs
 
 
-def empty_items_table() -> DltResource:
-    """`dmf_items` with no rows, only to create the table with all its columns.
+def empty_items_tables() -> list[DltResource]:
+    """The two item tables with no rows, only to create them with all their columns.
 
-    Needed when the very first load receives no items (a refused key): dlt creates a table only
-    when data arrives, and DuckDB cannot bulk-read an empty jsonl file, so this is loaded with
-    dlt's INSERT format instead.
+    Needed when the very first load receives no items (a refused key), or before an older
+    warehouse's items are migrated: dlt creates a table only when data arrives, and DuckDB
+    cannot bulk-read an empty jsonl file, so these are loaded with dlt's INSERT format instead.
     """
+    resources = []
+    for table in (VERSIONS_TABLE, MEMBERSHIP_TABLE):
 
-    @dlt.resource(name=ITEMS_TABLE, write_disposition="append", columns=ITEM_COLUMNS)
-    def dmf_items() -> Iterator[Any]:
-        yield dlt.mark.materialize_table_schema()
+        def materialize() -> Iterator[Any]:
+            yield dlt.mark.materialize_table_schema()
 
-    return dmf_items
+        resources.append(dlt.resource(materialize, name=table, write_disposition="append",
+                                      columns=DECLARED_COLUMNS[table]))
+    return resources

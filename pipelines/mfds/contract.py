@@ -17,13 +17,13 @@ from collections.abc import Iterator
 import dlt
 from dlt.common.schema.exceptions import DataValidationError
 
-from pipelines.mfds import ITEM_COLUMNS, RUN_COLUMNS, declared_columns_resources
+from pipelines.mfds import DECLARED_COLUMNS, declared_columns_resources
 from pipelines.mfds.item_schema import shown_name
-from pipelines.mfds.settings import DATASET_NAME, ITEMS_TABLE, RUNS_TABLE
+from pipelines.mfds.settings import DATASET_NAME
 
 log = logging.getLogger(__name__)
 
-_DECLARED = {ITEMS_TABLE: ITEM_COLUMNS, RUNS_TABLE: RUN_COLUMNS}
+_DECLARED = DECLARED_COLUMNS
 
 
 def missing_declared_columns(pipeline: dlt.Pipeline) -> dict[str, list[str]]:

@@ -19,12 +19,20 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.config import Settings
 from pipelines.errors import ConfigError, DmfError
-from pipelines.mfds import empty_items_table, mfds_source, run_row, run_row_resource
+from pipelines.mfds import empty_items_tables, mfds_source, run_row, run_row_resource
 from pipelines.mfds.contract import contract_violation, migrate_declared_columns
 from pipelines.mfds.helpers import FetchResult, redact
+from pipelines.mfds.row_versions import create_items_view, has_items_table, migrate_items_table, stored_versions
 from pipelines.storage import write_failure
 from pipelines.url_policy import base_url_problem
-from pipelines.mfds.settings import DATASET_NAME, ITEMS_TABLE, PIPELINE_NAME, RUNS_TABLE, RetryPolicy
+from pipelines.mfds.settings import (
+    DATASET_NAME,
+    MEMBERSHIP_TABLE,
+    PIPELINE_NAME,
+    RUNS_TABLE,
+    VERSIONS_TABLE,
+    RetryPolicy,
+)
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +158,7 @@ def _forget_uncompleted_jobs(settings: Settings, pipeline: dlt.Pipeline, package
         for job in jobs.get(state, [])
     }
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        for table in sorted(tables & {ITEMS_TABLE, RUNS_TABLE}):
+        for table in sorted(tables & {VERSIONS_TABLE, MEMBERSHIP_TABLE, RUNS_TABLE}):
             if _table_exists(con, DATASET_NAME, table):
                 deleted = con.execute(
                     f"delete from {DATASET_NAME}.{table} where _dlt_load_id = ?", [package_id]
@@ -196,11 +204,29 @@ def recover_pending(settings: Settings, pipeline: dlt.Pipeline) -> list[str]:
 
 
 def _ensure_items_table(settings: Settings, pipeline: dlt.Pipeline) -> None:
-    """A load without items must still leave `dmf_items` with every column (dbt reads it)."""
+    """A load without items must still leave both item tables with every column (dbt reads
+    them), and the `dmf_items` view over them."""
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        if _table_exists(con, DATASET_NAME, ITEMS_TABLE):
-            return
-    pipeline.run(empty_items_table(), schema=pipeline.default_schema, loader_file_format="insert_values")
+        missing = not all(_table_exists(con, DATASET_NAME, t) for t in (VERSIONS_TABLE, MEMBERSHIP_TABLE))
+    if missing:
+        pipeline.run(empty_items_tables(), schema=pipeline.default_schema, loader_file_format="insert_values")
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        create_items_view(con)
+
+
+def migrate_raw_items(settings: Settings, pipeline: dlt.Pipeline | None = None) -> str | None:
+    """A warehouse from before row versions (a `dmf_items` table holding every load whole) is
+    moved into versions + membership once, on the next load or build; returns the log line.
+
+    The tables are created empty by dlt first (so dlt's schema knows them), then the rows move
+    in one DuckDB transaction (`row_versions.migrate_items_table`); idempotent.
+    """
+    if not has_items_table(settings.duckdb_path):
+        return None
+    pipeline = pipeline or mfds_pipeline(settings)
+    pipeline.sync_destination()
+    pipeline.run(empty_items_tables(), schema=pipeline.default_schema, loader_file_format="insert_values")
+    return migrate_items_table(settings.duckdb_path)
 
 
 def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, service_key: str | None) -> DmfError:
@@ -235,7 +261,12 @@ def load_day(
     """
     pipeline = mfds_pipeline(settings)
     try:
-        recover_pending(settings, pipeline)
+        if recover_pending(settings, pipeline) and settings.duckdb_path.exists():
+            _ensure_items_table(settings, pipeline)  # the view over what the completed package wrote
+    except PipelineStepFailed as exc:
+        raise _write_error(settings, as_of, exc, service_key) from exc
+    try:
+        migrate_raw_items(settings, pipeline)
     except PipelineStepFailed as exc:
         raise _write_error(settings, as_of, exc, service_key) from exc
     if not force:
@@ -261,7 +292,8 @@ def load_day(
         source = mfds_source(
             as_of=as_of, load_id=load_id, mfds_api_base_url=settings.api_base_url,
             retry_policy=retry_policy, on_result=results.append,
-            allowed_hosts=settings.api_allowed_hosts, **key_args,
+            allowed_hosts=settings.api_allowed_hosts,
+            known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes), **key_args,
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it
         raise ConfigError(MISSING_KEY) from None
@@ -272,8 +304,7 @@ def load_day(
         # than dlt's default INSERT statements for this destination; values arrive unchanged
         # (tests/test_load_replay.py compares every field with the real dump).
         pipeline.run(source, loader_file_format="jsonl")
-        if not results or not results[0].rows:
-            _ensure_items_table(settings, pipeline)
+        _ensure_items_table(settings, pipeline)
     except PipelineStepFailed as exc:
         violation = contract_violation(exc)
         if violation is not None:

@@ -9,6 +9,10 @@ PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
 
 PIPELINE_NAME = "mfds_dmf"
 DATASET_NAME = "mfds_raw"
+# The raw items: each distinct record once (versions, by content hash) plus each load's list of
+# hashes (membership); `dmf_items` is the view joining them back into every load as received.
+VERSIONS_TABLE = "dmf_item_versions"
+MEMBERSHIP_TABLE = "dmf_load_items"
 ITEMS_TABLE = "dmf_items"
 RUNS_TABLE = "load_runs"
 

@@ -4,8 +4,9 @@ source as (
 
     {#- Deviation from the staging style (README): a semi-join filter, so that no row of a
         failed, incomplete or half-written load (colliding positions, missing rows) ever
-        reaches a model or a test; such loads stay in mfds_raw.dmf_items for inspection. -#}
-    select * from {{ source('mfds', 'dmf_items') }}
+        reaches a model or a test; such loads stay in raw (the view mfds_raw.dmf_items) for
+        inspection. base_mfds__items rebuilds each load from row versions + membership. -#}
+    select * from {{ ref('base_mfds__items') }}
     where load_id in (select load_id from {{ ref('stg_mfds__load_runs') }} where is_usable)
 
 ),

@@ -13,7 +13,7 @@ load_runs as (
 
 items as (
 
-    select * from {{ source('mfds', 'dmf_items') }}
+    select * from {{ ref('base_mfds__items') }}
 
 ),
 

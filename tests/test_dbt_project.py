@@ -70,7 +70,7 @@ def test_lineage_runs_from_source_to_report_exposure(replayed):
         return seen
 
     lineage = ancestors("exposure.dmf_watch.daily_report")
-    assert "source.dmf_watch.mfds.dmf_items" in lineage
+    assert {"source.dmf_watch.mfds.dmf_load_items", "source.dmf_watch.mfds.dmf_item_versions"} <= lineage
     assert "model.dmf_watch.stg_mfds__items" in lineage
     assert "model.dmf_watch.dmf_events" in lineage
 

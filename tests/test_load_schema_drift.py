@@ -193,10 +193,10 @@ def test_a_column_the_contract_refuses_is_a_rejected_load_naming_it(
                        lambda received: [dict(row, surprise_col="x") for row in real_distinct_rows(received)])
         outcome = load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy, force=True)
     assert outcome.fetch_status == "incomplete"
-    assert "mfds_raw.dmf_items refused the undeclared column surprise_col" in outcome.reason
+    assert "mfds_raw.dmf_load_items refused the undeclared column surprise_col" in outcome.reason
     with duckdb.connect(str(settings.duckdb_path)) as con:
         columns = {c for (c,) in con.execute("select column_name from information_schema.columns "
-                                             "where table_name = 'dmf_items'").fetchall()}
+                                             "where table_name like 'dmf_%'").fetchall()}
         counts = con.execute("select load_id, count(*) from mfds_raw.dmf_items group by load_id").fetchall()
     assert "surprise_col" not in columns
     assert [n for _, n in counts] == [len(real_sample)]  # nothing of the refused load was stored

@@ -14,7 +14,9 @@ RUN_COLUMNS = [
     "total_count", "fetched_count", "distinct_count", "duplicate_count", "pages", "requests",
     "retries", "attempts", "result_codes", "source_url", "schema_drift",
 ]
-ITEM_COLUMNS = ["load_id", "as_of_date", "item_position", "page_no", "repeat_count", *COLUMN_NAMES]
+ITEM_COLUMNS = ["load_id", "as_of_date", "item_position", "page_no", "repeat_count", *COLUMN_NAMES, "row_hash"]
+VERSION_COLUMNS = ["row_hash", *COLUMN_NAMES]
+MEMBERSHIP_COLUMNS = ["load_id", "as_of_date", "item_position", "page_no", "repeat_count", "row_hash"]
 
 
 def _columns(settings, table: str) -> dict[str, str]:
@@ -28,10 +30,14 @@ def _columns(settings, table: str) -> dict[str, str]:
 def test_failed_first_load_still_creates_every_column(tmp_settings, start_simulator, fast_policy):
     server = start_simulator(faults="xml_code:30")
     load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
-    items = _columns(tmp_settings, "dmf_items")
+    items = _columns(tmp_settings, "dmf_items")  # the view over the two tables below
     runs = _columns(tmp_settings, "load_runs")
     assert [c for c in items if not c.startswith("_dlt")] == ITEM_COLUMNS
     assert all(items[c] == "VARCHAR" for c in COLUMN_NAMES)
+    versions, memberships = _columns(tmp_settings, "dmf_item_versions"), _columns(tmp_settings, "dmf_load_items")
+    assert [c for c in versions if not c.startswith("_dlt")] == VERSION_COLUMNS
+    assert [c for c in memberships if not c.startswith("_dlt")] == MEMBERSHIP_COLUMNS
+    assert versions["row_hash"] == memberships["row_hash"] == "BIGINT"
     assert [c for c in runs if not c.startswith("_dlt")] == RUN_COLUMNS
     assert runs["started_at"] == "TIMESTAMP WITH TIME ZONE" and runs["as_of_date"] == "DATE"
     assert runs["duration_s"] == "DOUBLE"
@@ -95,6 +101,8 @@ def test_force_loads_a_completed_date_again(sim_settings, simulator, fast_policy
     with duckdb.connect(str(sim_settings.duckdb_path)) as con:
         assert con.execute("select count(*) from mfds_raw.load_runs").fetchone()[0] == 2
         assert con.execute("select count(*) from mfds_raw.dmf_items").fetchone()[0] == 2400
+        # the same list again adds its membership only: every record is stored once
+        assert con.execute("select count(*) from mfds_raw.dmf_item_versions").fetchone()[0] == 1200
 
 
 def test_failed_load_does_not_block_the_next_attempt_that_day(tmp_settings, start_simulator, fast_policy):

@@ -54,7 +54,7 @@ def test_a_complete_load_with_missing_item_rows_is_never_built_on(tmp_settings):
         loaded = load_day(dataclasses.replace(settings, api_base_url=simulator.base_url), DAYS[1], service_key=SERVICE_KEY)
     assert loaded.fetch_status == "complete"
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        con.execute("delete from mfds_raw.dmf_items where load_id = ? and item_position >= 700", [loaded.load_id])
+        con.execute("delete from mfds_raw.dmf_load_items where load_id = ? and item_position >= 700", [loaded.load_id])
 
     outcome = build(settings)
 

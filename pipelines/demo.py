@@ -13,6 +13,7 @@ from datetime import date, timedelta
 
 from pipelines.config import Settings, today_in_seoul
 from pipelines.lock import lock_path
+from pipelines.mfds.row_versions import raw_summary
 from pipelines.run import run_day
 from pipelines.simulator.registry import SyntheticRegistry
 from pipelines.simulator.server import DEFAULT_SERVICE_KEY, SimulatorServer
@@ -79,6 +80,9 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
     print(table(compare_days(settings.duckdb_path, registry, first_day, days)))
     print()
     print(f"Warehouse: {settings.duckdb_path}  (tables marts.dmf_loads, marts.dmf_events, ...)")
+    raw = raw_summary(settings.duckdb_path)
+    if raw:
+        print(f"Raw:       {raw}")
     print(f"Reports:   {settings.reports_dir}")
     print(f"Messages:  {outbox}  (the mail HTML, chat text and webhook JSON each day would have sent;"
           " set DMF_NOTIFY_URLS for real delivery, see README \"Delivery\")")

@@ -198,3 +198,17 @@ def migrate_items_table(duckdb_path: Path) -> str | None:
             f"{raw}.{ITEMS_TABLE} is now a view that reconstructs every load")
     log.info("%s", line)
     return line
+
+
+def raw_summary(duckdb_path: Path) -> str | None:
+    """One line on what the raw layer holds: every record of every day, and how few are stored."""
+    if not duckdb_path.exists():
+        return None
+    with duckdb.connect(str(duckdb_path), read_only=True) as con:
+        if _table_type(con, ITEMS_TABLE) != "VIEW":
+            return None
+        (days, records), = con.execute(
+            f"select count(distinct as_of_date), count(*) from {DATASET_NAME}.{MEMBERSHIP_TABLE}").fetchall()
+        (versions,), = con.execute(f"select count(*) from {DATASET_NAME}.{VERSIONS_TABLE}").fetchall()
+    return (f"{DATASET_NAME}.{ITEMS_TABLE} (a view) shows every raw record of every day as received: "
+            f"{records:,} records of {days} days, stored as {versions:,} distinct row versions")

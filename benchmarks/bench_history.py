@@ -1,0 +1,175 @@
+"""Cost of a day's build as history grows: N simulated days through the real loader and dbt.
+
+Why: DMF Watch runs every morning for years, so a day's `dbt build` and the warehouse must not
+grow with the number of days already loaded (issue 9). This loads N days of the 9,200-record
+simulated registry from the MFDS simulator on loopback with the real loader (`load_day`, HTTP,
+dlt) and, at each checkpoint day, times the real `build` (the day before a checkpoint is built
+first, untimed, so that the checkpoint's build is the work of one new day as in production).
+
+Per checkpoint it prints the build's wall time, the warehouse file size, and the rows the build
+wrote (dbt-duckdb reports no rows_affected for models, so: every row of each table model it
+rebuilt, the rows each incremental model gained, the seeds' rows); then the biggest tables at the last
+checkpoint (sizes estimated from DuckDB's storage_info: segment offsets in its 256 KiB blocks);
+last line: the last checkpoint's build time over day 2's. `--project DIR` runs the loader and
+dbt of another checkout (e.g. `git archive` of an older commit) for a before/after;
+`--load-only` skips dbt to measure the raw layer's storage quickly. No asserts: figures.
+
+Run:  python benchmarks/bench_history.py [--days 365] [--checkpoints 2,30,90,180,365]
+          [--size 9200] [--project DIR] [--load-only] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parents[1]
+KEY = "bench-key"
+BLOCK = 262144  # DuckDB's default block size
+MIB = 1024 * 1024
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--days", type=int, default=365)
+    parser.add_argument("--checkpoints", default="2,30,90,180,365",
+                        help="comma-separated days to build and measure (only those <= --days)")
+    parser.add_argument("--size", type=int, default=9200, help="records a day")
+    parser.add_argument("--project", type=Path, default=None,
+                        help="project dir whose loader and dbt models to run (default: this checkout)")
+    parser.add_argument("--load-only", action="store_true", help="load only; print the storage at checkpoints")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the warehouse in this dir (default: a temp dir)")
+    parser.add_argument("--top", type=int, default=12, help="tables listed at the last checkpoint")
+    return parser.parse_args()
+
+
+def table_sizes(duckdb_module: Any, path: Path) -> dict[str, float]:
+    """Approximate bytes per table: each column segment spans to the next segment of its block."""
+    with duckdb_module.connect(str(path), read_only=True) as con:
+        tables = con.execute(
+            "select schema_name, table_name from duckdb_tables() where database_name = current_database()"
+        ).fetchall()
+        segments: list[tuple[str, int, int, int]] = []  # table, block, offset, extra blocks
+        for schema, table in tables:
+            name = f"{schema}.{table}"
+            for block_id, offset, extra in con.execute(
+                f'select block_id, block_offset, additional_block_ids from pragma_storage_info(\'"{schema}"."{table}"\') '
+                "where persistent and block_id >= 0"
+            ).fetchall():
+                segments.append((name, block_id, offset, len(extra or [])))
+    by_block: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
+    for name, block_id, offset, extra in segments:
+        by_block[block_id].append((offset, name, extra))
+    sizes: dict[str, float] = defaultdict(float)
+    for entries in by_block.values():
+        entries.sort()
+        for index, (offset, name, extra) in enumerate(entries):
+            end = entries[index + 1][0] if index + 1 < len(entries) else BLOCK
+            sizes[name] += (end - offset) + extra * BLOCK
+    return dict(sizes)
+
+
+def row_counts(duckdb_module: Any, path: Path) -> dict[str, int]:
+    """Rows of every table of the warehouse (dbt-duckdb reports no rows_affected for models)."""
+    with duckdb_module.connect(str(path), read_only=True) as con:
+        tables = con.execute(
+            "select schema_name, table_name from duckdb_tables() where database_name = current_database()"
+        ).fetchall()
+        return {f"{schema}.{table}": con.execute(f'select count(*) from "{schema}"."{table}"').fetchone()[0]
+                for schema, table in tables}
+
+
+def rows_processed(target: Path, before: dict[str, int], after: dict[str, int]) -> int:
+    """Rows the build wrote: all rows of each table model it rebuilt, the rows an incremental
+    model gained (an update in place is not counted), and the rows of the seeds it loaded."""
+    results_path, manifest_path = target / "run_results.json", target / "manifest.json"
+    if not results_path.exists() or not manifest_path.exists():
+        return 0
+    nodes = json.loads(manifest_path.read_text(encoding="utf-8"))["nodes"]
+    total = 0
+    for result in json.loads(results_path.read_text(encoding="utf-8"))["results"]:
+        node = nodes.get(result["unique_id"])
+        if node is None or result["status"] != "success" or node["resource_type"] not in ("model", "seed"):
+            continue
+        name = f"{node['schema']}.{node.get('alias') or node['name']}"
+        materialized = node["config"].get("materialized")
+        if node["resource_type"] == "seed" or materialized == "table":
+            total += after.get(name, 0)
+        elif materialized == "incremental":
+            total += max(0, after.get(name, 0) - before.get(name, 0))
+    return total
+
+
+def main() -> None:
+    args = parse_args()
+    project = (args.project or HERE).resolve()
+    sys.path.insert(0, str(project))  # the loader of the project measured, not of this checkout
+    for name in [m for m in sys.modules if m == "pipelines" or m.startswith("pipelines.")]:
+        del sys.modules[name]
+    build = importlib.import_module("pipelines.build").build
+    load_settings = importlib.import_module("pipelines.config").load_settings
+    load_day = importlib.import_module("pipelines.mfds.load").load_day
+    SyntheticRegistry = importlib.import_module("pipelines.simulator.registry").SyntheticRegistry
+    SimulatorServer = importlib.import_module("pipelines.simulator.server").SimulatorServer
+    import duckdb
+
+    checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c.strip() and 0 < int(c) <= args.days})
+    pre_builds = {c - 1 for c in checkpoints if c > 1} - set(checkpoints)
+    registry = SyntheticRegistry(seed=20261129, size=args.size)
+    loader = Path(importlib.import_module("pipelines").__file__ or "").parent
+    print(f"project {project} (loader {loader}); {args.days} days of {args.size:,} records; checkpoints {checkpoints}"
+          + (" (load only)" if args.load_only else ""))
+    print(f"{'day':>5} {'build s':>9} {'warehouse MiB':>14} {'rows written':>15} {'load s (day)':>13}")
+    build_times: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="dmf-bench-history-") as tmp, \
+            SimulatorServer(registry, service_key=KEY) as sim:
+        root = args.keep.resolve() if args.keep else Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        settings = load_settings({}).with_paths(
+            duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state")
+        settings = dataclasses.replace(settings, api_base_url=sim.base_url, project_dir=project)
+        target = settings.state_dir / "dbt" / "target"
+        for day in range(1, args.days + 1):
+            sim.set_day(day)
+            started = time.monotonic()
+            outcome = load_day(settings, registry.date_of(day), service_key=KEY)
+            load_s = time.monotonic() - started
+            if outcome.fetch_status != "complete":
+                print(f"day {day}: {outcome.summary()}")
+            if not args.load_only and day in pre_builds:
+                build(settings)
+            if day not in checkpoints:
+                continue
+            seconds, rows = float("nan"), 0
+            if not args.load_only:
+                before = row_counts(duckdb, settings.duckdb_path)
+                started = time.monotonic()
+                built = build(settings)
+                seconds = time.monotonic() - started
+                build_times[day] = seconds
+                rows = rows_processed(target, before, row_counts(duckdb, settings.duckdb_path))
+                if not built.success:
+                    print(f"day {day}: {built.summary()}")
+            size = settings.duckdb_path.stat().st_size / MIB
+            print(f"{day:>5} {seconds:>9.1f} {size:>14.1f} {rows:>15,} {load_s:>13.1f}", flush=True)
+        sizes = table_sizes(duckdb, settings.duckdb_path)
+    print(f"\nbiggest tables at day {checkpoints[-1] if checkpoints else args.days} (MiB, estimated):")
+    for name, size in sorted(sizes.items(), key=lambda kv: -kv[1])[:args.top]:
+        print(f"  {name:<48} {size / MIB:>8.1f}")
+    print(f"  {'all tables':<48} {sum(sizes.values()) / MIB:>8.1f}")
+    first, last = min(build_times, default=None), max(build_times, default=None)
+    if first is not None and last is not None and build_times[first] > 0:
+        print(f"build time day {last} / day {first}: {build_times[last] / build_times[first]:.2f}x")
+    else:
+        print("build time ratio: n/a (no builds)")
+
+
+if __name__ == "__main__":
+    main()

@@ -122,7 +122,9 @@ def test_two_records_under_one_hash_refuse_the_load_and_store_nothing(
     with pytest.raises(DmfError) as refused:
         load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy, force=True)
 
-    assert "share the row hash" in str(refused.value)
+    message = str(refused.value)
+    assert "was refused: two different MFDS records" in message and "share the row hash" in message
+    assert "\n" not in message
     assert _counts(settings) == stored
 
 

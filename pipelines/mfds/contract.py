@@ -54,7 +54,8 @@ def migrate_declared_columns(pipeline: dlt.Pipeline) -> dict[str, list[str]]:
     return missing
 
 
-def _causes(exc: BaseException | None) -> Iterator[BaseException]:
+def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:
+    """Every exception dlt wrapped around the cause, so a step failure can be told by its cause."""
     seen: set[int] = set()
     stack = [exc]
     while stack:
@@ -68,7 +69,7 @@ def _causes(exc: BaseException | None) -> Iterator[BaseException]:
 
 def contract_violation(exc: BaseException) -> str | None:
     """The one-sentence reason when `exc` (from `pipeline.run`) is a schema-contract breach."""
-    for cause in _causes(exc):
+    for cause in exception_chain(exc):
         if isinstance(cause, DataValidationError):
             table = shown_name(cause.table_name or "?")
             column = cause.column_name

@@ -20,9 +20,9 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 from pipelines.config import Settings
 from pipelines.errors import ConfigError, DmfError
 from pipelines.mfds import empty_items_tables, mfds_source, run_row, run_row_resource
-from pipelines.mfds.contract import contract_violation, migrate_declared_columns
+from pipelines.mfds.contract import contract_violation, exception_chain, migrate_declared_columns
 from pipelines.mfds.helpers import FetchResult, redact
-from pipelines.mfds.row_versions import create_items_view, has_items_table, migrate_items_table, stored_versions
+from pipelines.mfds.row_versions import HashCollision, create_items_view, has_items_table, migrate_items_table, stored_versions
 from pipelines.storage import write_failure
 from pipelines.url_policy import base_url_problem
 from pipelines.mfds.settings import (
@@ -236,6 +236,9 @@ def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, servi
     with the key of a URL; the message is redacted.
     """
     detail = redact(str(exc.exception) if exc.exception else str(exc), service_key)
+    collision = next((c for c in exception_chain(exc) if isinstance(c, HashCollision)), None)
+    if collision is not None:
+        return DmfError(f"The MFDS load for {as_of} was refused: {collision}.")
     disk = write_failure(exc, settings)
     if disk is not None:
         return DmfError(redact(disk, service_key))

@@ -15,6 +15,7 @@ from datetime import date, datetime, timezone
 import dlt
 import duckdb
 from dlt.common.configuration.exceptions import ConfigFieldMissingException
+from dlt.extract.source import DltSource
 from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.config import Settings
@@ -265,7 +266,14 @@ def load_day(
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it
         raise ConfigError(MISSING_KEY) from None
+    return write_load(settings, pipeline, source, results, as_of, load_id, service_key=service_key)
 
+
+def write_load(settings: Settings, pipeline: dlt.Pipeline, source: DltSource, results: list[FetchResult],
+               as_of: date, load_id: str, *, service_key: str | None = None) -> LoadOutcome:
+    """Write one load's source (the API's, or a dump's: mfds_source / mfds_dump_source) to the
+    raw layer; `results` receives its `FetchResult` when dlt extracts it. Live loads and
+    `dmf backfill` share this, so both store exactly the same way."""
     try:
         migrate_declared_columns(pipeline)
         # jsonl: DuckDB bulk-reads it against the declared columns, ~5x faster and ~3x leaner

@@ -25,7 +25,6 @@ from datetime import date
 from pathlib import Path
 
 import duckdb
-from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.build import build
 from pipelines.config import Settings, today_in_seoul
@@ -34,13 +33,7 @@ from pipelines.errors import ConfigError, DmfError
 from pipelines.mfds import mfds_dump_source
 from pipelines.mfds.dumps import Dump, find_dumps, read_dump
 from pipelines.mfds.helpers import FetchResult
-from pipelines.mfds.load import (
-    _write_error,
-    mfds_pipeline,
-    new_load_id,
-    recover_pending,
-    write_load,
-)
+from pipelines.mfds.load import new_load_id, ready_pipeline, write_load
 
 Echo = Callable[[str], None]
 INSERT_FLAG = "--insert-before-published"
@@ -124,11 +117,7 @@ def backfill(settings: Settings, path: Path, *, insert_before_published: bool = 
         )
     published_before, counts_before = _published(settings)
 
-    pipeline = mfds_pipeline(settings)
-    try:
-        recover_pending(settings, pipeline)
-    except PipelineStepFailed as exc:
-        raise _write_error(settings, todo[0].as_of, exc, None) from exc
+    pipeline = ready_pipeline(settings, todo[0].as_of)
     bar = _ProgressBar(len(todo), enabled=sys.stdout.isatty() if progress is None else progress)
     with bar:
         for number, dump in enumerate(todo, start=1):

@@ -132,3 +132,26 @@ def test_a_broken_api_pages_dump_is_refused_naming_the_file_and_page(
     err = _refused(capsys, ["backfill", str(env / "dumps")])
     assert "2026-11-02.json" in err and named in err, err
     _assert_nothing_written(env)
+
+
+def test_a_real_dump_is_stored_by_the_live_writer_with_every_value_byte_for_byte(
+        tmp_settings, real_data_dir, real_sample):
+    """The import step of `dmf backfill` (read_dump, then the live writer) on the real sample."""
+    import duckdb
+
+    from pipelines.mfds import mfds_dump_source
+    from pipelines.mfds.dumps import find_dumps
+    from pipelines.mfds.load import new_load_id, ready_pipeline, write_load
+    from pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
+
+    dump, = find_dumps(real_data_dir / "sample_2026-10-08.jsonl", today_in_seoul())
+    assert dump.as_of == date(2026, 10, 8)
+    result, load_id, results = read_dump(dump), new_load_id(), []
+    source = mfds_dump_source(as_of=dump.as_of, load_id=load_id, read=lambda: result, on_result=results.append)
+    outcome = write_load(tmp_settings, ready_pipeline(tmp_settings, dump.as_of), source, results, dump.as_of, load_id)
+    assert (outcome.fetch_status, outcome.total_count, outcome.distinct_count) == ("complete", 367, 367)
+    with duckdb.connect(str(tmp_settings.duckdb_path)) as con:
+        rows = con.execute(f"select {', '.join(COLUMN_NAMES)} from mfds_raw.dmf_items "
+                           "where load_id = ? order by item_position", [load_id]).fetchall()
+    assert [dict(zip(SOURCE_FIELDS, row)) for row in rows] == [
+        {name: record[name] for name in SOURCE_FIELDS} for record in real_sample]

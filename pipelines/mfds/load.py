@@ -221,6 +221,17 @@ def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, servi
     )
 
 
+def ready_pipeline(settings: Settings, as_of: date, service_key: str | None = None) -> dlt.Pipeline:
+    """The pipeline with whatever a killed run left finished first: what every writer of the
+    raw layer (a live load, `dmf backfill`) does before it extracts anything."""
+    pipeline = mfds_pipeline(settings)
+    try:
+        recover_pending(settings, pipeline)
+    except PipelineStepFailed as exc:
+        raise _write_error(settings, as_of, exc, service_key) from exc
+    return pipeline
+
+
 def load_day(
     settings: Settings,
     as_of: date,
@@ -234,11 +245,7 @@ def load_day(
     Raises `ConfigError` when no service key is configured, and `DmfError` only when the load
     cannot be written to DuckDB at all.
     """
-    pipeline = mfds_pipeline(settings)
-    try:
-        recover_pending(settings, pipeline)
-    except PipelineStepFailed as exc:
-        raise _write_error(settings, as_of, exc, service_key) from exc
+    pipeline = ready_pipeline(settings, as_of, service_key)
     if not force:
         existing = existing_complete_load(settings, as_of)
         if existing is not None:

@@ -1,7 +1,9 @@
 {#- A gate that fires fails `dbt build` (tests on int_load_signals), which skips every model
     that publishes events. These hooks make the rejection stick: the fired load's signals are
     recorded in the raw layer, so the next build compares new loads with the last accepted one
-    and a full refresh reproduces the same history. -#}
+    and a full refresh reproduces the same history. A build holding several new loads (a
+    backfill) records one rejection per build, the earliest, so each later load is judged
+    against the loads that were really accepted before it. -#}
 
 {% macro raw_schema() -%}
     {{ return(var('raw_schema', 'mfds_raw')) }}
@@ -52,8 +54,18 @@
             description,
             current_timestamp
         from {{ signals }}
-        where load_id in (select load_id from {{ signals }} where is_gate and fired and not accepted_by_person)
-            and load_id not in (select load_id from {{ raw_schema() }}.rejected_load_signals)
+        where load_id = (
+            {#- Only the earliest fired load: a later load of the same build was compared with it,
+                and must be judged again against the last accepted load (pipelines/build.py
+                builds again until no gate fires), exactly as if the days had been built one
+                by one. -#}
+            select load_id
+            from {{ signals }}
+            where is_gate and fired and not accepted_by_person
+                and load_id not in (select load_id from {{ raw_schema() }}.rejected_load_signals)
+            order by as_of_date, load_id
+            limit 1
+        )
     {%- else -%}
         select 1
     {%- endif -%}

@@ -144,10 +144,36 @@ def _build(settings: Settings, full_refresh: bool) -> tuple[BuildOutcome, bool]:
     outcome = _outcome(settings, invoke_dbt(settings, "build", *extra))
     if not outcome.gate_fired:
         return outcome, outcome.success
-    results_path.unlink(missing_ok=True)
-    after = _outcome(settings, invoke_dbt(settings, "build", *extra))
-    failures = outcome.failures if after.success else after.failures
+    # The hook recorded the earliest fired load; a later new load (several are new after a
+    # backfill) was compared with it, so build again until no gate fires: each round judges
+    # the next load against the last accepted one, as day-by-day builds would. Every round
+    # records one load or ends, so the rounds are bounded by the loads a build can hold.
+    first, after = outcome, outcome
+    recorded = _rejected_load_count(settings)
+    while True:
+        results_path.unlink(missing_ok=True)
+        after = _outcome(settings, invoke_dbt(settings, "build", *extra))
+        now = _rejected_load_count(settings)
+        if not after.gate_fired or now <= recorded:
+            break
+        log.info("build: an integrity gate fired again on a later load; building once more")
+        recorded = now
+    failures = first.failures if after.success else after.failures
     return BuildOutcome(False, True, failures, after.counts), after.success
+
+
+def _rejected_load_count(settings: Settings) -> int:
+    """How many loads the gates have rejected so far (the hook's table in the raw layer)."""
+    try:
+        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+            if not _table_exists(con, DATASET_NAME, "rejected_load_signals"):
+                return 0
+            row = con.execute(
+                f"select count(distinct load_id) from {DATASET_NAME}.rejected_load_signals"
+            ).fetchone()
+    except duckdb.Error:
+        return 0
+    return int(row[0]) if row else 0
 
 
 def record_build(settings: Settings, started: datetime, *, consistent: bool, gate_fired: bool,

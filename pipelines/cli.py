@@ -85,6 +85,14 @@ def parser() -> argparse.ArgumentParser:
         decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
         decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
 
+    backfill = commands.add_parser("backfill", help="import dated dumps of the raw list as past loads, then build")
+    backfill.add_argument("path", metavar="PATH",
+                          help="a dump or a folder of them: YYYY-MM-DD.jsonl (one raw item a line) or "
+                               "YYYY-MM-DD.json (the API's response pages)")
+    backfill.add_argument("--insert-before-published", action="store_true",
+                          help="also import days before the latest load (changes published days; "
+                               "prints which and how)")
+
     seeds = commands.add_parser("seeds", help="check the analysts' seed CSVs (file, line, value, what is allowed)")
     seeds.add_argument("action", choices=["check"])
 
@@ -206,6 +214,11 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         statuses = day_statuses(settings, args.days, as_of)
         print(format_table(statuses))
         return 0
+    if args.command == "backfill":
+        from pathlib import Path
+
+        from pipelines.backfill import backfill
+        return backfill(settings, Path(args.path), insert_before_published=args.insert_before_published)
     if args.command in ("accept-load", "reject-load"):
         from pipelines.decisions import decide_load
         return decide_load(settings, args.as_of, args.command.split("-")[0], args.by, args.reason)
@@ -319,6 +332,11 @@ def _validate(args: argparse.Namespace, settings: Settings) -> None:
         check_as_of(args.as_of)
     if args.command in LIVE_LOAD_COMMANDS:
         check_base_url(settings)
+    if args.command == "backfill":
+        from pathlib import Path
+
+        from pipelines.backfill import check_dumps
+        check_dumps(Path(args.path))
 
 
 def _lock_target(args: argparse.Namespace, settings: Settings) -> Settings:

@@ -85,7 +85,7 @@ def check_as_of(as_of: date) -> None:
                           "the MFDS DMF list has no data that old (use YYYY-MM-DD).")
     if as_of > today:
         raise ConfigError(f"--as-of {as_of.isoformat()} is after today in Seoul ({today.isoformat()}); "
-                          "a load can only be of today or a past day.")
+                          "the live API serves only today's list, so a load can only be of today or a past day.")
 
 
 def check_directory(name: str, path: Path) -> None:

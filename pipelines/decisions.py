@@ -58,11 +58,12 @@ def day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> DayLoad | None:
 def refusal(decision: str, as_of: date, load: DayLoad | None) -> str | None:
     """Why the decision does not apply to the day's load, in one sentence; None when it does."""
     if load is None:
-        return f"no load is recorded for {as_of}; run `dmf run --as-of {as_of}` first."
+        return f"no load is recorded for {as_of}; there is nothing to decide on."
     if decision == "accept":
         if load.fetch_status != "complete" or (load.reason or "").startswith("incomplete"):
             return (f"load {load.load_id} of {as_of} is incomplete: an incomplete load cannot be accepted, "
-                    f"it is partial; run `dmf run --as-of {as_of}` again to load the day afresh.")
+                    "it is partial; the next complete load is compared with the last accepted one "
+                    "(a past day can be loaded again only from a dump: `dmf backfill`).")
         if load.verdict == "accepted":
             return f"load {load.load_id} of {as_of} is already published; nothing to accept."
         if not load.rejected_gates and load.decision != "reject":

@@ -2,9 +2,9 @@
 
 One row per calendar day of the window (a day without any load is a row too, since a missing
 cron run is exactly what this command is for), read from the marts and the optional enrichment
-table, never from the API. The next command is derived from the row: a failed fetch is loaded
-again, a gate rejection is looked at first, a missing report is rendered, an AI failure goes to
-`dmf doctor`.
+table, never from the API. The next command is derived from the row: a failed fetch of today is
+loaded again (a past day only from a dump, `dmf backfill`), a gate rejection is looked at and
+perhaps accepted by a person, a missing report is rendered, an AI failure goes to `dmf doctor`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.config import Settings
+from pipelines.config import Settings, today_in_seoul
 from pipelines.errors import DmfError
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
@@ -66,32 +66,29 @@ def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date,
     return {row[0]: row[1:] for row in rows}
 
 
-#: What to do about a day that a live load can no longer reach: `dmf load`/`dmf run` refuse a
-#: date before the warehouse's latest load (the API serves only today's list).
-MISSED_PAST_DAY = ("nothing can load it now (the live API serves only today's list; the next day was "
-                   "compared with the last accepted one): check state/logs/ and cron for why it was missed")
+def _reload(day: date, today: date, latest: date | None, why: str) -> str:
+    """How a day's list can be had again: live only today; a past day only from a dump."""
+    if day == today:
+        return f"dmf run  ({why}: load it again)"
+    flag = " --insert-before-published" if latest is not None and day < latest else ""
+    return (f"dmf backfill PATH{flag}  ({why}; only with a dump of {day.isoformat()}: "
+            "the live API serves only today's list)")
 
 
 def _next(day: date, verdict: str, reason: str | None, gates: str | None, ai: str | None,
-          report: Path | None, first_load: date | None = None, latest_load: date | None = None) -> str | None:
-    """The command for a bad day, only one the CLI accepts for that day: a day before the
-    latest load cannot be loaded live again, and a day before the first load needs nothing."""
+          report: Path | None, today: date, latest: date | None, first_load: date | None = None) -> str | None:
+    """The command for a day that needs one. Never a live load of a past date (it would store
+    today's list under that date); after a gate rejection only a person's acceptance."""
     d = day.isoformat()
-    past = latest_load is not None and day < latest_load
     if verdict == "no load":
         if first_load is not None and day < first_load:
             return None  # before the warehouse's history starts: not a missed run
-        return MISSED_PAST_DAY if past else f"dmf run --as-of {d}"
+        return _reload(day, today, latest, "no load")
     if verdict == "rejected" and gates:
-        if past:
-            return (f"read the report's 적재 거부 box (dmf report --as-of {d}); if the data is right: "
-                    f"dmf accept-load --as-of {d} --by NAME --reason TEXT")
-        return (f"read the report's 적재 거부 box (dmf report --as-of {d}); once the cause is fixed: "
-                f"dmf load --as-of {d} --force && dmf build")
+        return (f"read the report's 적재 거부 box (dmf report --as-of {d}); if the list checks out against "
+                f"the MFDS site: dmf accept-load --as-of {d} --by NAME --reason TEXT")
     if verdict == "rejected":
-        if past:
-            return "the fetch was incomplete; " + MISSED_PAST_DAY
-        return f"dmf run --as-of {d}  (the fetch was incomplete: load it again)"
+        return _reload(day, today, latest, "the fetch was incomplete")
     if report is None:
         return f"dmf report --as-of {d}"
     if ai in AI_NEEDS_PERSON:
@@ -110,12 +107,13 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
             if not built:
                 raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)
-            first_load, latest_load = con.execute(
+            first_load, latest = con.execute(
                 "select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()
     except duckdb.Error as exc:
         raise DmfError(f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
                        "is another dmf command writing it?") from None
     out = []
+    seoul_today = today_in_seoul()
     for offset in range(days):
         day = today - timedelta(days=offset)
         path = settings.reports_dir / f"dmf_daily_{day:%Y%m%d}.xlsx"
@@ -123,13 +121,14 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
         row = rows.get(day)
         if row is None:
             out.append(DayStatus(day, "no load", "-", None, None, None, None, None, "-", report,
-                                 _next(day, "no load", None, None, None, report, first_load, latest_load)))
+                                 _next(day, "no load", None, None, None, report, seoul_today, latest,
+                                       first_load)))
             continue
         verdict, baseline, reason, gates, new, changed, withdrawn, critical, high, ai_status, ai_reason = row
         shown = "baseline" if verdict == "accepted" and baseline else verdict
         ai = ai_reason or (ai_status.lower() if ai_status else "not run")
         out.append(DayStatus(day, shown, reason or "-", new, changed, withdrawn, critical, high, ai, report,
-                             _next(day, verdict, reason, gates, ai_reason, report, first_load, latest_load)))
+                             _next(day, verdict, reason, gates, ai_reason, report, seoul_today, latest)))
     return out
 
 

@@ -68,7 +68,8 @@ SHEETS = (DASHBOARD, ACTIONS, NEW, CHANGED, WITHDRAWN, WATCHLIST, HISTORY, SIGNA
 AI_COMMENT_HEADER = "AI 코멘트 (AI 생성·참고용)"
 
 #: What to check when a gate gives no guidance of its own (the catalog's what_to_check_ko).
-DEFAULT_GUIDANCE = "운영 시트의 적재 지표(요청·재시도·페이지)를 확인하고 원인 해소 후 다시 적재하세요."
+DEFAULT_GUIDANCE = ("운영 시트의 적재 지표(요청·재시도·페이지)를 확인하세요. 오늘이면 원인 해소 후 dmf run 으로 "
+                    "다시 적재하고, 지난 날짜는 다음 정상 적재가 마지막 반영 적재와 비교됩니다.")
 
 
 def report_path(reports_dir: Path, as_of: date) -> Path:
@@ -619,8 +620,9 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
     r += 1
     if load is None:
         merged_text(ws, r, 0, r + 1, 7,
-                    f"이 날짜({as_of:%Y-%m-%d})의 적재 기록이 없습니다. "
-                    f"dmf run --as-of {as_of:%Y-%m-%d} 로 적재한 뒤 리포트를 다시 만드세요.", f.bad)
+                    f"이 날짜({as_of:%Y-%m-%d})의 적재 기록이 없습니다. 실시간 API 는 오늘 목록만 주므로 "
+                    "지난 날짜는 그날의 덤프가 있을 때만 dmf backfill 로 가져올 수 있습니다(오늘이면 dmf run).",
+                    f.bad)
         r += 3
     elif verdict == "rejected":
         r = _rejected_block(ws, f, r, data)

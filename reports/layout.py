@@ -102,7 +102,7 @@ READER_NOTE = {
     "timeout": f"AI 요약 없음 — {FACTS_OK}. 담당자: `dmf enrich` 재실행, 반복되면 `dmf doctor`",
     "circuit_open": f"AI 요약 없음 — {FACTS_OK}. 연속 실패로 AI 를 하루 쉬는 중. 담당자: `dmf doctor`",
     "load_rejected": "AI 요약 없음 — 오늘 적재가 거부되어 요약할 이벤트가 없습니다. 위 '적재 거부' 안내를 따르세요",
-    "no_load": "AI 요약 없음 — 이 날짜의 적재가 없습니다. 담당자: `dmf run --as-of` 로 적재",
+    "no_load": "AI 요약 없음 — 이 날짜의 적재가 없습니다. 담당자: 오늘이면 `dmf run`, 지난 날짜는 그날의 덤프로 `dmf backfill`",
     "marts_missing": "AI 요약 없음 — 집계 테이블이 없습니다. 담당자: `dmf build` 실행",
     "no_signals": f"AI 해석 없음 — 발생한 이상 신호가 없습니다. {FACTS_OK}. 조치 불필요",
 }

@@ -79,6 +79,7 @@ def test_tomorrow_in_seoul_is_refused_for_every_dated_command(env, no_network, c
     tomorrow = (today_in_seoul() + timedelta(days=1)).isoformat()
     for command in ("run", "load", "report", "build", "enrich"):
         assert "after today in Seoul" in _refused(capsys, [command, "--as-of", tomorrow])
+    assert "the live API serves only today's list" in _refused(capsys, ["run", "--as-of", tomorrow])
     assert not (env / "data" / "dmf.duckdb").exists()
     assert no_network == []
 

@@ -47,7 +47,6 @@ def warehouse(built, tmp_path):
 
 
 def test_status_has_a_row_per_day_and_says_what_to_run_for_the_bad_ones(warehouse):
-    from pipelines.status import MISSED_PAST_DAY
     statuses = {s.day: s for s in day_statuses(warehouse, 4, DAY_4)}
     assert list(statuses) == [DAY_4, DAY_3, DAY_2, DAY_1]
     assert statuses[DAY_1].verdict == "baseline" and statuses[DAY_1].next_command is None
@@ -55,29 +54,25 @@ def test_status_has_a_row_per_day_and_says_what_to_run_for_the_bad_ones(warehous
     assert statuses[DAY_4].report == warehouse.reports_dir / "dmf_daily_20261011.xlsx"
     assert statuses[DAY_4].next_command is None
     assert statuses[DAY_2].verdict == "rejected" and statuses[DAY_2].reason.startswith("incomplete")
-    # DAY_4 was loaded after them: a live load of DAY_2 or DAY_3 is refused, so none is offered
-    assert statuses[DAY_2].next_command == "the fetch was incomplete; " + MISSED_PAST_DAY
-    assert statuses[DAY_3].verdict == "no load" and statuses[DAY_3].next_command == MISSED_PAST_DAY
+    # DAY_4 was loaded after them: a live load of DAY_2 or DAY_3 is refused; only a dump of the day helps
+    assert statuses[DAY_2].next_command.startswith("dmf backfill PATH --insert-before-published  (the fetch")
+    assert statuses[DAY_3].verdict == "no load"
+    assert statuses[DAY_3].next_command.startswith("dmf backfill PATH --insert-before-published  (no load; "
+                                                   "only with a dump of 2026-10-10")
     table = format_table(list(statuses.values()))
-    assert "Next:" in table and f"2026-10-10  {MISSED_PAST_DAY}" in table
+    assert "Next:" in table and "2026-10-10  dmf backfill PATH" in table
     assert "0/0/1" in table  # NEW/CHANGED/WITHDRAWN of the last day
 
 
 def test_status_offers_only_commands_the_cli_accepts_for_that_day(warehouse):
-    from pipelines.cli import check_not_before_latest_load
-    from pipelines.errors import DmfError
-    day_5 = date(2026, 10, 12)  # after the latest load: a live run of it is allowed
+    day_5 = date(2026, 10, 12)  # after the latest load, yet a past day
     statuses = {s.day: s for s in day_statuses(warehouse, 7, day_5)}
     before_first = [day for day in statuses if day < DAY_1]
     assert before_first and all(statuses[day].next_command is None for day in before_first)
-    assert statuses[day_5].next_command == "dmf run --as-of 2026-10-12"
+    # A past day after the latest load: still no live load (it would store today's list under it).
+    assert statuses[day_5].next_command.startswith("dmf backfill PATH  (no load; only with a dump of 2026-10-12")
     offered = [s for s in statuses.values() if s.next_command and s.next_command.startswith(("dmf run", "dmf load"))]
-    assert offered
-    for s in offered:
-        try:
-            check_not_before_latest_load(warehouse, s.day)
-        except DmfError as exc:
-            pytest.fail(f"status offers `{s.next_command}` but the CLI refuses it: {exc}")
+    assert offered == []
 
 
 def test_status_asks_for_the_report_when_it_is_missing(warehouse):

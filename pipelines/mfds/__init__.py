@@ -153,6 +153,28 @@ def mfds_source(
         lambda: fetch_registry(mfds_api_base_url, mfds_service_key, retry_policy, allowed_hosts),
         on_result,
     )
+    return raw_resources(as_of, load_id, fetch, known_versions)
+
+
+@dlt.source(name="mfds", max_table_nesting=0)
+def mfds_dump_source(
+    as_of: date,
+    load_id: str,
+    read: Callable[[], FetchResult],
+    on_result: Callable[[FetchResult], None] | None = None,
+    known_versions: KnownVersions | None = None,
+) -> Sequence[DltResource]:
+    """One dated dump of the list (`dmf backfill`, pipelines/mfds/dumps.py) as load `load_id`.
+
+    Same resources, hence the same tables, columns and contract as a live load: only where the
+    `FetchResult` comes from differs (a file read by `read` instead of the API).
+    """
+    return raw_resources(as_of, load_id, _FetchOnce(read, on_result), known_versions)
+
+
+def raw_resources(as_of: date, load_id: str, fetch: Callable[[], FetchResult],
+                  known_versions: KnownVersions | None = None) -> Sequence[DltResource]:
+    """The raw tables of one load, whatever its items came from: the one writer of `mfds_raw`."""
 
     @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS,
                   schema_contract=RAW_SCHEMA_CONTRACT)

@@ -15,6 +15,7 @@ from datetime import date, datetime, timezone
 import dlt
 import duckdb
 from dlt.common.configuration.exceptions import ConfigFieldMissingException
+from dlt.extract.source import DltSource
 from dlt.pipeline.exceptions import PipelineStepFailed
 
 from pipelines.config import Settings
@@ -249,6 +250,20 @@ def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, servi
     )
 
 
+def ready_pipeline(settings: Settings, as_of: date, service_key: str | None = None) -> dlt.Pipeline:
+    """The pipeline with whatever a killed run left finished first, and a warehouse from before
+    row versions migrated: what every writer of the raw layer (a live load, `dmf backfill`) does
+    before it extracts anything."""
+    pipeline = mfds_pipeline(settings)
+    try:
+        if recover_pending(settings, pipeline) and settings.duckdb_path.exists():
+            _ensure_items_table(settings, pipeline)  # the view over what the completed package wrote
+        migrate_raw_items(settings, pipeline)
+    except PipelineStepFailed as exc:
+        raise _write_error(settings, as_of, exc, service_key) from exc
+    return pipeline
+
+
 def load_day(
     settings: Settings,
     as_of: date,
@@ -262,16 +277,7 @@ def load_day(
     Raises `ConfigError` when no service key is configured, and `DmfError` only when the load
     cannot be written to DuckDB at all.
     """
-    pipeline = mfds_pipeline(settings)
-    try:
-        if recover_pending(settings, pipeline) and settings.duckdb_path.exists():
-            _ensure_items_table(settings, pipeline)  # the view over what the completed package wrote
-    except PipelineStepFailed as exc:
-        raise _write_error(settings, as_of, exc, service_key) from exc
-    try:
-        migrate_raw_items(settings, pipeline)
-    except PipelineStepFailed as exc:
-        raise _write_error(settings, as_of, exc, service_key) from exc
+    pipeline = ready_pipeline(settings, as_of, service_key)
     if not force:
         existing = existing_complete_load(settings, as_of)
         if existing is not None:
@@ -300,7 +306,14 @@ def load_day(
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it
         raise ConfigError(MISSING_KEY) from None
+    return write_load(settings, pipeline, source, results, as_of, load_id, service_key=service_key)
 
+
+def write_load(settings: Settings, pipeline: dlt.Pipeline, source: DltSource, results: list[FetchResult],
+               as_of: date, load_id: str, *, service_key: str | None = None) -> LoadOutcome:
+    """Write one load's source (the API's, or a dump's: mfds_source / mfds_dump_source) to the
+    raw layer; `results` receives its `FetchResult` when dlt extracts it. Live loads and
+    `dmf backfill` share this, so both store exactly the same way."""
     try:
         migrate_declared_columns(pipeline)
         # jsonl: DuckDB bulk-reads it against the declared columns, ~5x faster and ~3x leaner

@@ -98,3 +98,18 @@ def _dates_from_names(files: list[Path]) -> list[date] | None:
     if any(b <= a for a, b in zip(found, found[1:])):
         return None
     return found
+
+
+def write_replay(folder: str | Path, days: dict[date, list[Item]]) -> list[Path]:
+    """Write days as the replay format (`YYYY-MM-DD.jsonl`, one item a line, exactly as given):
+    what `ReplaySource` serves and `dmf backfill` imports, e.g. days of the synthetic registry."""
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for as_of in sorted(days):
+        path = root / f"{as_of.isoformat()}.jsonl"
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            for item in days[as_of]:
+                handle.write(json.dumps(item, ensure_ascii=False) + "\n")
+        paths.append(path)
+    return paths

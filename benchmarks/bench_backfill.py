@@ -1,0 +1,84 @@
+"""Time `dmf backfill` of N generated daily dumps (default 30 days of the 9,200-record registry).
+
+Writes the days of the synthetic registry as JSON Lines dumps (the replay format) into a temp
+dir, then runs the real backfill: every dump read and checked, imported through the live dlt
+writer, then one build that judges each day. Prints the import time per day, the build time,
+the total and the warehouse size, then an extrapolation to 365 days: the import is linear in
+the days; the one build costs what a `dbt build` over that much history costs while the
+models rebuild every table from every load (issue 9 measured 597 s at day 365 on this
+machine), so the extrapolation gives both: the build measured here scaled linearly by the
+history, and issue 9's quiet-machine figure. The load average is printed: on a shared
+machine every figure is inflated by it.
+No asserts: figures for the README and the issue.  Run:  python benchmarks/bench_backfill.py [--days 30]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pipelines.backfill import backfill  # noqa: E402
+from pipelines.config import load_settings  # noqa: E402
+from pipelines.simulator.registry import SyntheticRegistry  # noqa: E402
+from pipelines.simulator.replay import write_replay  # noqa: E402
+
+ISSUE_DAY_365_BUILD_S = 597  # issue 9's table: `dbt build` of day 365, table models
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--size", type=int, default=9200)
+    args = parser.parse_args()
+    start = date(2025, 6, 1)
+
+    load_before = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    registry = SyntheticRegistry(seed=20261129, size=args.size, start_date=start)
+    days = {start + timedelta(days=n): registry.items_for(n + 1) for n in range(args.days)}
+    generate_s = time.perf_counter() - t0
+
+    with tempfile.TemporaryDirectory(prefix="dmf-bench-backfill-") as tmp:
+        root = Path(tmp)
+        write_replay(root / "dumps", days)
+        dump_mib = sum(p.stat().st_size for p in (root / "dumps").iterdir()) / 2**20
+        settings = load_settings({}).with_paths(
+            duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state")
+        settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
+        marks: dict[str, float] = {}
+
+        def echo(line: str) -> None:
+            if "building" in line:
+                marks["imported"] = time.perf_counter()
+            print(f"  {line}", flush=True)
+
+        t1 = time.perf_counter()
+        code = backfill(settings, root / "dumps", echo=echo, progress=False)
+        total_s = time.perf_counter() - t1
+        import_s = marks.get("imported", t1 + total_s) - t1
+        build_s = total_s - import_s
+        size_mib = settings.duckdb_path.stat().st_size / 2**20
+
+    per_day = import_s / args.days
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores "
+          "(figures scale with it: read the ratios on a busy machine)")
+    print(f"generated {args.days} days x ~{args.size:,} records in {generate_s:.1f} s ({dump_mib:.0f} MiB of dumps)")
+    print(f"backfill exit {code}: import {import_s:.1f} s ({per_day:.2f} s/day, checks included), "
+          f"build {build_s:.1f} s, total {total_s:.1f} s; warehouse {size_mib:.0f} MiB")
+    linear_build = build_s * 365 / args.days
+    print(f"365 days, extrapolated: import {per_day * 365 / 60:.1f} min + one build "
+          f"{min(linear_build, ISSUE_DAY_365_BUILD_S) / 60:.1f}-{max(linear_build, ISSUE_DAY_365_BUILD_S) / 60:.1f} min "
+          f"(this build scaled linearly by history / issue 9's measured day-365 build) = "
+          f"{(per_day * 365 + min(linear_build, ISSUE_DAY_365_BUILD_S)) / 60:.0f}-"
+          f"{(per_day * 365 + max(linear_build, ISSUE_DAY_365_BUILD_S)) / 60:.0f} min; target 15 min")
+
+
+if __name__ == "__main__":
+    main()

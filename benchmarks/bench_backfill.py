@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipelines.backfill import backfill  # noqa: E402
-from pipelines.config import load_settings  # noqa: E402
-from pipelines.simulator.registry import SyntheticRegistry  # noqa: E402
-from pipelines.simulator.replay import write_replay  # noqa: E402
+from dmf.backfill import backfill  # noqa: E402
+from settings.config import load_settings  # noqa: E402
+from simulator.registry import SyntheticRegistry  # noqa: E402
+from simulator.replay import write_replay  # noqa: E402
 
 ISSUE_DAY_365_BUILD_S = 597  # issue 9's table: `dbt build` of day 365, table models
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipelines.build import build  # noqa: E402
-from pipelines.config import load_settings  # noqa: E402
+from dmf.build import build  # noqa: E402
+from settings.config import load_settings  # noqa: E402
 from pipelines.mfds.load import load_day  # noqa: E402
-from pipelines.simulator.registry import SyntheticRegistry  # noqa: E402
-from pipelines.simulator.server import SimulatorServer  # noqa: E402
+from simulator.registry import SyntheticRegistry  # noqa: E402
+from simulator.server import SimulatorServer  # noqa: E402
 
 KEY = "bench-key"
 GATE_NODES = (

@@ -111,13 +111,13 @@ def main() -> None:
     args = parse_args()
     project = (args.project or HERE).resolve()
     sys.path.insert(0, str(project))  # the loader of the project measured, not of this checkout
-    for name in [m for m in sys.modules if m == "pipelines" or m.startswith("pipelines.")]:
+    for name in [m for m in sys.modules if m.split(".")[0] in PROJECT_PACKAGES]:
         del sys.modules[name]
-    build = importlib.import_module("pipelines.build").build
-    load_settings = importlib.import_module("pipelines.config").load_settings
+    build = importlib.import_module("dmf.build").build
+    load_settings = importlib.import_module("settings.config").load_settings
     load_day = importlib.import_module("pipelines.mfds.load").load_day
-    SyntheticRegistry = importlib.import_module("pipelines.simulator.registry").SyntheticRegistry
-    SimulatorServer = importlib.import_module("pipelines.simulator.server").SimulatorServer
+    SyntheticRegistry = importlib.import_module("simulator.registry").SyntheticRegistry
+    SimulatorServer = importlib.import_module("simulator.server").SimulatorServer
     import duckdb
 
     checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c.strip() and 0 < int(c) <= args.days})

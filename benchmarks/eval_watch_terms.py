@@ -24,8 +24,8 @@ import duckdb
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipelines.build import invoke_dbt  # noqa: E402
-from pipelines.config import load_settings  # noqa: E402
+from dmf.build import invoke_dbt  # noqa: E402
+from settings.config import load_settings  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "mfds_real"
 TRUTH = Path(__file__).with_name("watch_terms_truth.csv")

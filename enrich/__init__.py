@@ -2,7 +2,7 @@
 already settled. Optional and non-fatal: every public function returns a value, never raises,
 and writes only to the `enrichment` schema and `state/`.
 
-Entry points (each takes `settings: pipelines.config.Settings` and `as_of: date`):
+Entry points (each takes `settings: settings.config.Settings` and `as_of: date`):
   enrich.daily.enrich_day          daily briefing + per-event comments + anomaly notes + alias proposals
   enrich.anomaly.explain_anomaly   re-explain a past day's fired signals
   enrich.weekly.enrich_week        weekly commentary (off unless weekly_enabled = true)

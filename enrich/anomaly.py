@@ -18,7 +18,7 @@ from enrich.payload import build_daily_payload
 from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
                            finish_without_call, new_run_id, read_marts, write_run)
-from pipelines.config import Settings
+from settings.config import Settings
 
 KIND = "anomaly"
 PROMPT = "uc3_anomaly_only.md"

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from pipelines.config import SEOUL
+from settings.config import SEOUL
 
 
 def _now() -> datetime:

@@ -1,6 +1,6 @@
 """AI-layer settings: the committed `enrich/agy.toml`, a local override, and the kill switch.
 
-Kept apart from `pipelines.config.Settings` because these knobs only matter to `enrich/` and
+Kept apart from `settings.config.Settings` because these knobs only matter to `enrich/` and
 because a broken or missing file must never stop the pipeline: loading never raises, it falls
 back to the defaults below (which mirror the committed file).
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from pipelines.config import Settings
+from settings.config import Settings
 
 CONFIG_FILE = Path(__file__).resolve().parent / "agy.toml"
 LOCAL_OVERRIDE_NAME = "agy.toml"

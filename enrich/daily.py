@@ -25,7 +25,7 @@ from enrich.render import RenderedPrompt, json_block, load_schema, render, schem
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
                            finish_without_call, new_run_id, open_warehouse, read_marts,
                            status_for, write_run)
-from pipelines.config import Settings
+from settings.config import Settings
 
 KIND = "daily"
 PROMPT = "uc1_daily_briefing.md"

@@ -14,7 +14,7 @@ from enrich.client import child_env, resolve_binary
 from enrich.config import load_ai_config
 from enrich.render import PROMPTS_DIR, SCHEMAS_DIR, TOKEN
 from enrich.workspace import ROOT_AGENTS, agy_settings_path, check_permissions, check_workspace
-from pipelines.config import Settings
+from settings.config import Settings
 
 PROMPT_FILES = ("uc1_daily_briefing.md", "uc3_anomaly_only.md", "uc5_weekly_commentary.md", "uc2b_api_drift.md")
 SCHEMA_FILES = ("uc1_briefing.schema.json", "uc3_anomaly.schema.json", "uc4_alias.schema.json",

@@ -27,7 +27,7 @@ from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_t
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
                            finish_without_call, new_run_id, open_warehouse, write_run)
 from enrich.sanitize import for_prompt
-from pipelines.config import SEOUL, Settings
+from settings.config import SEOUL, Settings
 
 KIND = "drift"
 PROMPT = "uc2b_api_drift.md"

@@ -23,7 +23,7 @@ import duckdb
 from enrich import store
 from enrich.parse import AliasCandidate
 from enrich.runner import open_warehouse
-from pipelines.config import SEOUL, Settings
+from settings.config import SEOUL, Settings
 
 ALIAS_KIND = "ingredient_alias"
 OVERDUE_DAYS = 7

@@ -17,7 +17,7 @@ from enrich.budget import CircuitBreaker, ResultCache, TokenBudget
 from enrich.client import AgyClient, CallResult
 from enrich.config import AiConfig
 from enrich.workspace import prepare_workspace
-from pipelines.config import Settings
+from settings.config import Settings
 
 T = TypeVar("T")
 

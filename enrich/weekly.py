@@ -16,7 +16,7 @@ from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_t
 from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
                            finish_without_call, new_run_id, read_marts, write_run)
 from enrich.sanitize import for_prompt
-from pipelines.config import Settings
+from settings.config import Settings
 
 KIND = "weekly"
 PROMPT = "uc5_weekly_commentary.md"

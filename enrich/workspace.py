@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from enrich.config import AiConfig
-from pipelines.config import Settings
+from settings.config import Settings
 
 TEMPLATES = Path(__file__).resolve().parent / "workspace"
 ROOT_AGENTS = Path(__file__).resolve().parents[1] / "AGENTS.md"

@@ -56,7 +56,7 @@
         from {{ signals }}
         where load_id = (
             {#- Only the earliest fired load: a later load of the same build was compared with it,
-                and must be judged again against the last accepted load (pipelines/build.py
+                and must be judged again against the last accepted load (dmf/build.py
                 builds again until no gate fires), exactly as if the days had been built one
                 by one. -#}
             select load_id

@@ -1,4 +1,4 @@
-{#- A person's verdict on a load (`dmf accept-load` / `dmf reject-load`, pipelines/decisions.py)
+{#- A person's verdict on a load (`dmf accept-load` / `dmf reject-load`, dmf/decisions.py)
     lives in the raw layer beside the loads: append-only, the latest decision per load wins.
     The hook creates the table so the source exists before anyone has decided anything. -#}
 

@@ -25,7 +25,7 @@ from notify.deliver import Delivery, send, write_outbox
 from notify.messages import Message, alert_message, daily_message, test_message, weekly_message
 from notify.policy import evaluate
 from notify.redact import Scrubber
-from pipelines.config import today_in_seoul
+from settings.config import today_in_seoul
 
 log = logging.getLogger("dmf.notify")
 OUTBOX = "outbox"

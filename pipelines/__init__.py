@@ -1,1 +1,1 @@
-"""DMF Watch: the `dmf` command, the MFDS dlt source and the MFDS-compatible simulator."""
+"""The dlt pipelines of DMF Watch: `pipelines/mfds`, the MFDS DMF source and its loader."""

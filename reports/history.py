@@ -142,7 +142,7 @@ def format_timeline(t: Timeline) -> str:
 def history_text(settings: Any, *, ingredient: str | None = None, permit_no: str | None = None,
                  applicant: str | None = None) -> str:
     """What `dmf history` prints; a search that finds nothing is a DmfError (one line, exit 1)."""
-    from pipelines.errors import DmfError
+    from settings.errors import DmfError
 
     if not settings.duckdb_path.is_file():
         raise DmfError(f"no warehouse at {settings.duckdb_path}: run `dmf run` (or `dmf demo` to try).")

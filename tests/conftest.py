@@ -18,11 +18,11 @@ import pytest
 # Make the checkout importable however pytest is started (the project is not installed in CI).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipelines.config import Settings, load_settings  # noqa: E402
+from settings.config import Settings, load_settings  # noqa: E402
 from pipelines.mfds.settings import RetryPolicy  # noqa: E402
-from pipelines.simulator.faults import Faults  # noqa: E402
-from pipelines.simulator.registry import SyntheticRegistry  # noqa: E402
-from pipelines.simulator.server import SimulatorServer, StaticSource  # noqa: E402
+from simulator.faults import Faults  # noqa: E402
+from simulator.registry import SyntheticRegistry  # noqa: E402
+from simulator.server import SimulatorServer, StaticSource  # noqa: E402
 
 # A distinctive fake key: if any byte of it shows up in a file or a log, a test says so.
 SERVICE_KEY = "SECRET-KEY-9f3b1c7e+Zq/Wx=="

@@ -8,9 +8,9 @@ from datetime import date
 
 import duckdb
 
-from pipelines.config import Settings
-from pipelines.run import DayOutcome, run_day
-from pipelines.simulator.server import SimulatorServer
+from settings.config import Settings
+from dmf.run import DayOutcome, run_day
+from simulator.server import SimulatorServer
 
 
 class DaysSource:

@@ -13,7 +13,7 @@ from enrich.badges import BADGE_TEXT
 from enrich.daily import enrich_day
 from fake_agy.support import (Marts, fake_calls, fake_env, make_settings, query, sample_events,
                               signal, unmatched_term)
-from pipelines.config import today_in_seoul
+from settings.config import today_in_seoul
 
 DAY = date(2026, 10, 8)
 

@@ -121,7 +121,7 @@ def editor_line(text: str, fragment: str) -> int:
 BUILD_ON_COPY = """
 import dataclasses, sys
 from pathlib import Path
-from pipelines import cli
+from dmf import cli
 settings = cli.load_settings()
 cli.load_settings = lambda: dataclasses.replace(settings, project_dir=Path(sys.argv[1]))
 raise SystemExit(cli.main(["build"]))

@@ -12,10 +12,10 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY, small_registry
-from pipelines.backfill import backfill
-from pipelines.config import Settings, load_settings
-from pipelines.status import day_statuses
-from pipelines.simulator.replay import write_replay
+from dmf.backfill import backfill
+from settings.config import Settings, load_settings
+from dmf.status import day_statuses
+from simulator.replay import write_replay
 from scenarios import DaysSource, query, run_days
 
 START = date(2026, 11, 2)

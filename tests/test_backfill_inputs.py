@@ -13,9 +13,9 @@ import pytest
 from conftest import SERVICE_KEY, small_registry
 from test_cli_inputs import _refused, env, no_network  # noqa: F401  (fixtures)
 
-from pipelines.config import today_in_seoul
+from settings.config import today_in_seoul
 from pipelines.mfds.dumps import Dump, date_in_name, read_dump
-from pipelines.simulator.replay import write_replay
+from simulator.replay import write_replay
 
 DAY = date(2026, 11, 2)
 

@@ -15,7 +15,7 @@ def dmf(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_", "FAKE_AGY"))}
     base.update(DMF_DUCKDB_PATH=str(tmp_path / "dmf.duckdb"), DMF_STATE_DIR=str(tmp_path / "state"),
                 DMF_REPORTS_DIR=str(tmp_path / "reports"), HOME=str(tmp_path / "home"), **env)
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=PROJECT, env=base,
+    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=base,
                           capture_output=True, text=True, timeout=120)
 
 

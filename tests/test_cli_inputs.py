@@ -1,6 +1,6 @@
 """Bad inputs are refused before anything connects or writes: one line on stderr, exit 1.
 
-Every test here runs the real `dmf` entry point (`pipelines.cli.main`) with the environment
+Every test here runs the real `dmf` entry point (`dmf.cli.main`) with the environment
 cron would give it. Sockets and httpx clients are replaced by recorders that refuse, so a
 refusal that came too late (after a connection attempt) fails the test instead of reaching
 any address: nothing here can send a packet anywhere, loopback included, unless a test says so.
@@ -16,8 +16,8 @@ import httpx
 import pytest
 from conftest import SERVICE_KEY, START_DATE
 
-from pipelines.cli import main
-from pipelines.config import today_in_seoul
+from dmf.cli import main
+from settings.config import today_in_seoul
 from scenarios import query
 
 PASSWORD = "pa55-Hunter2-xyz"
@@ -138,7 +138,7 @@ def test_the_loader_itself_refuses_a_metadata_url_when_called_without_the_cli(tm
     """Defence in depth: load_day and fetch_registry judge the URL whoever calls them."""
     import dataclasses
 
-    from pipelines.errors import ConfigError
+    from settings.errors import ConfigError
     from pipelines.mfds.helpers import fetch_registry
     from pipelines.mfds.load import load_day
 
@@ -153,7 +153,7 @@ def test_the_loader_itself_refuses_a_metadata_url_when_called_without_the_cli(tm
 
 def test_a_private_mirror_named_in_the_allowed_hosts_passes_the_url_check():
     """The check alone (no connection is tried here): a mirror named on purpose is allowed."""
-    from pipelines.url_policy import base_url_problem
+    from settings.url_policy import base_url_problem
 
     assert base_url_problem("https://10.1.2.3/mfds", ["10.1.2.3"]) is None
     assert base_url_problem("https://10.1.2.3/mfds", ["10.0.0.0/8"]) is None
@@ -218,7 +218,7 @@ def test_a_live_load_before_the_latest_load_is_refused_and_the_latest_day_may_ru
 
 
 def query_count(env: Path) -> tuple[int, int]:
-    from pipelines.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings()
     return query(settings, "select (select count(*) from mfds_raw.load_runs), (select count(*) from mfds_raw.dmf_items)")[0]

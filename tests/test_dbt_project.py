@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from pipelines.build import build, invoke_dbt
+from dmf.build import build, invoke_dbt
 from conftest import SERVICE_KEY, read_jsonl
 from scenarios import DaysSource, run_days
 
@@ -18,7 +18,7 @@ DAY_1, DAY_2 = date(2026, 9, 25), date(2026, 10, 8)
 @pytest.fixture(scope="module")
 def replayed(real_data_dir, tmp_path_factory):
     """A warehouse holding two replayed real days, built by the real pipeline."""
-    from pipelines.config import load_settings
+    from settings.config import load_settings
 
     root = tmp_path_factory.mktemp("replayed")
     settings = load_settings({}).with_paths(

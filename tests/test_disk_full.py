@@ -18,7 +18,7 @@ import pytest
 from conftest import SERVICE_KEY, START_DATE
 from disks import fill, tmpfs
 
-from pipelines.config import load_settings
+from settings.config import load_settings
 from scenarios import query
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ def _dmf(disks: dict[str, Path], base_url: str, *args: str) -> subprocess.Comple
     env.update(DMF_DUCKDB_PATH=str(disks["warehouse"] / "dmf.duckdb"), DMF_STATE_DIR=str(disks["state"]),
                DMF_REPORTS_DIR=str(disks["reports"]), HOME=str(disks["state"].parent / "home"),
                DMF_AI_DISABLED="1", MFDS_API_BASE_URL=base_url, MFDS_SERVICE_KEY=SERVICE_KEY)
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=PROJECT, env=env,
+    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env,
                           capture_output=True, text=True, timeout=400)
 
 

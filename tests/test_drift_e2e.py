@@ -12,7 +12,7 @@ import pytest
 from conftest import SERVICE_KEY, StaticSource
 
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
-from pipelines.config import load_settings
+from settings.config import load_settings
 from pipelines.mfds.settings import SOURCE_FIELDS
 from reports.drift_block import AI_TITLE, DRIFT_NO_GATE
 from scenarios import query, run_days

@@ -14,7 +14,7 @@ from conftest import SERVICE_KEY, read_jsonl
 from enrich.badges import BADGE_TEXT
 from enrich.daily import enrich_day
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
-from pipelines.config import load_settings
+from settings.config import load_settings
 from reports.daily import AI_COMMENT_HEADER, render_daily
 from scenarios import DaysSource, query, run_days
 

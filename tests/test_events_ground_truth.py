@@ -9,12 +9,12 @@ from datetime import date, timedelta
 import pytest
 
 from conftest import SERVICE_KEY
-from pipelines.build import build
-from pipelines.config import load_settings
-from pipelines.run import run_day
-from pipelines.simulator.registry import SyntheticRegistry
-from pipelines.simulator.server import SimulatorServer
-from pipelines.simulator.truth import compare_days, table
+from dmf.build import build
+from settings.config import load_settings
+from dmf.run import run_day
+from simulator.registry import SyntheticRegistry
+from simulator.server import SimulatorServer
+from dmf.ground_truth import compare_days, table
 from scenarios import DaysSource, query, run_days
 
 START = date(2026, 11, 2)

@@ -10,9 +10,9 @@ from datetime import date, timedelta
 import pytest
 
 from conftest import SERVICE_KEY
-from pipelines.simulator.evolution import IdentityCases
-from pipelines.simulator.registry import SyntheticRegistry
-from pipelines.simulator.truth import compare_dates, table
+from simulator.evolution import IdentityCases
+from simulator.registry import SyntheticRegistry
+from dmf.ground_truth import compare_dates, table
 from scenarios import query, run_days
 
 START = date(2026, 11, 2)
@@ -24,7 +24,7 @@ CASES = IdentityCases(day=2, returns_after=(1, 7, 400), renumbered_with_manufact
 @pytest.fixture(scope="module")
 def identity_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("identity")
-    from pipelines.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings({}).with_paths(
         duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from pipelines.build import build
-from pipelines.errors import DmfError
+from dmf.build import build
+from settings.errors import DmfError
 from scenarios import DaysSource, query, run_days
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def dmf(settings, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
     env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
                DMF_REPORTS_DIR=str(settings.reports_dir), DMF_AI_DISABLED="1")
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=PROJECT, env=env,
+    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -42,7 +42,7 @@ def null_severity_rows(settings) -> dict[str, int]:
 def header_only_rules(real_data_dir, tmp_path):
     """Two replayed real days built by the real project, then a project copy whose
     severity_rules.csv keeps only its header."""
-    from pipelines.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings({}).with_paths(
         duckdb_path=tmp_path / "dmf.duckdb", reports_dir=tmp_path / "reports", state_dir=tmp_path / "state",

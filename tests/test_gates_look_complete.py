@@ -10,8 +10,8 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, StaticSource
-from pipelines.simulator.registry import SyntheticRegistry
-from pipelines.simulator.truth import compare_day
+from simulator.registry import SyntheticRegistry
+from dmf.ground_truth import compare_day
 from scenarios import query, run_days
 
 START = date(2026, 11, 2)
@@ -28,7 +28,7 @@ def _sheet_text(path) -> str:
 def identity_break(tmp_path_factory):
     """Day 2 serves every number with `_` for `-` and no BIZRNO; days 1 and 3 are normal."""
     root = tmp_path_factory.mktemp("identity_break")
-    from pipelines.config import load_settings
+    from settings.config import load_settings
 
     settings = load_settings({}).with_paths(
         duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",

@@ -17,7 +17,7 @@ import pytest
 from conftest import SERVICE_KEY, START_DATE, pointed_at
 
 from pipelines.mfds.load import load_day, mfds_pipeline
-from pipelines.run import run_day
+from dmf.run import run_day
 from scenarios import query
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ CHILD = """
 import os, signal, sys
 from datetime import date
 sys.path.insert(0, {project!r})
-from pipelines.config import load_settings
+from settings.config import load_settings
 from pipelines.mfds import mfds_source
 from pipelines.mfds.load import mfds_pipeline, new_load_id
 settings = load_settings()
@@ -163,7 +163,7 @@ def test_the_command_line_after_a_kill_prints_no_bug_message(stage, tmp_settings
     env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
                DMF_REPORTS_DIR=str(settings.reports_dir), MFDS_API_BASE_URL=settings.api_base_url,
                MFDS_SERVICE_KEY=SERVICE_KEY, HOME=str(tmp_path / "home"))
-    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "load", "--as-of", START_DATE.isoformat()],
+    done = subprocess.run([sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
                           cwd=PROJECT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "bug" not in done.stdout + done.stderr and done.stderr == ""

@@ -14,8 +14,8 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY
-from pipelines.simulator.registry import SyntheticRegistry
-from pipelines.simulator.truth import compare_day
+from simulator.registry import SyntheticRegistry
+from dmf.ground_truth import compare_day
 from scenarios import query, run_days
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ def dmf(settings, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
     env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
                DMF_REPORTS_DIR=str(settings.reports_dir), DMF_AI_DISABLED="1")
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=PROJECT, env=env,
+    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -60,7 +60,7 @@ def counts(settings, as_of: date) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def decided(tmp_path_factory):
-    from pipelines.config import load_settings
+    from settings.config import load_settings
 
     root = tmp_path_factory.mktemp("decisions")
     settings = load_settings({}).with_paths(

@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 import pytest
 from conftest import START_DATE
 
-from pipelines.errors import ConfigError
+from settings.errors import ConfigError
 from pipelines.mfds.helpers import ApiError, decode_service_key, describe_code, parse_page, redact
 from pipelines.mfds.load import LoadOutcome, load_day, new_load_id
 from pipelines.mfds.settings import RESULT_CODES, RetryPolicy
-from pipelines.simulator.server import error_xml
+from simulator.server import error_xml
 
 ITEM = {"DMF_PERMIT_NO": None, "INGR_KOR_NAME": "성분 ", "ENTP_NAME": "A\r\n", "MNFCTR_NAME": "",
         "MNFCTR_PLACE": " x  ", "MANUF_COUNTRY_CODE_NM": "스페인,스페인", "DMF_PERMIT_DATE": "2026-10-07",

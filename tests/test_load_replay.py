@@ -6,7 +6,7 @@ from conftest import SERVICE_KEY, START_DATE, pointed_at
 
 from pipelines.mfds.load import load_day
 from pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
-from pipelines.simulator.replay import ReplaySource
+from simulator.replay import ReplaySource
 
 
 def test_real_sample_loads_with_every_value_identical(

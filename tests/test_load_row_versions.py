@@ -15,14 +15,14 @@ import duckdb
 import pytest
 from conftest import SERVICE_KEY, START_DATE, pointed_at, small_registry
 
-from pipelines.build import build
-from pipelines.errors import DmfError
+from dmf.build import build
+from settings.errors import DmfError
 from pipelines.mfds import run_row, run_row_resource
 from pipelines.mfds import row_versions
 from pipelines.mfds.helpers import fetch_registry
 from pipelines.mfds.load import load_day, mfds_pipeline, new_load_id
 from pipelines.mfds.settings import COLUMN_NAMES, ITEM_SCHEMA, RAW_SCHEMA_CONTRACT, SOURCE_FIELDS
-from pipelines.simulator.replay import ReplaySource
+from simulator.replay import ReplaySource
 from scenarios import query
 
 DAY_1, DAY_2 = date(2026, 10, 8), date(2026, 10, 9)

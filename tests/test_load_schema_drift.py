@@ -10,13 +10,13 @@ import pytest
 from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
 
 import pipelines.mfds as mfds
-from pipelines.build import build
+from dmf.build import build
 from pipelines.mfds import helpers
 from pipelines.mfds.helpers import parse_page
 from pipelines.mfds.item_schema import KeyAudit
 from pipelines.mfds.load import load_day, mfds_pipeline
 from pipelines.mfds.settings import ITEM_SCHEMA, SOURCE_FIELDS
-from pipelines.simulator.server import camel_case
+from simulator.server import camel_case
 
 
 def audit_of(items: list[dict]) -> KeyAudit:

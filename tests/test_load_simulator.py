@@ -7,8 +7,8 @@ import httpx
 import pytest
 from conftest import SERVICE_KEY, START_DATE, StaticSource
 
-from pipelines.simulator.faults import Faults, FaultSpecError
-from pipelines.simulator.server import SERVICE_PATH, error_xml
+from simulator.faults import Faults, FaultSpecError
+from simulator.server import SERVICE_PATH, error_xml
 
 LIST = "/getMdcDmfList01"
 

@@ -5,7 +5,7 @@ import duckdb
 import pytest
 from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
 
-from pipelines.errors import ConfigError
+from settings.errors import ConfigError
 from pipelines.mfds.load import load_day
 from pipelines.mfds.settings import COLUMN_NAMES
 

@@ -14,7 +14,7 @@ from enrich.daily import enrich_day
 from enrich.runner import base_run, write_run
 from fake_agy.support import Marts, fake_env, make_settings, sample_events, signal
 from notify.day import notify_day
-from pipelines.config import today_in_seoul
+from settings.config import today_in_seoul
 
 DAYS = [date(2026, 10, 1) + timedelta(days=n) for n in range(8)]
 

@@ -19,10 +19,10 @@ from conftest import SERVICE_KEY, read_jsonl
 from fake_agy.support import FAKE_AGY
 from loopback import SmtpServer, WebhookReceiver
 from notify.day import notify_day
-from pipelines import cli
-from pipelines.config import load_settings
-from pipelines.run import run_day
-from pipelines.simulator.server import SimulatorServer
+from dmf import cli
+from settings.config import load_settings
+from dmf.run import run_day
+from simulator.server import SimulatorServer
 from scenarios import DaysSource, query, run_days
 
 DAY_1, DAY_2 = date(2026, 11, 24), date(2026, 11, 25)          # a Tuesday and a Wednesday

@@ -10,11 +10,11 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY
-from pipelines.build import build
+from dmf.build import build
 from pipelines.mfds.load import load_day
-from pipelines.simulator.registry import SyntheticRegistry
-from pipelines.simulator.server import SimulatorServer
-from pipelines.simulator.truth import compare_day
+from simulator.registry import SyntheticRegistry
+from simulator.server import SimulatorServer
+from dmf.ground_truth import compare_day
 from scenarios import query, run_days
 
 START = date(2026, 11, 9)

@@ -17,7 +17,7 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from pipelines.config import load_settings
+from settings.config import load_settings
 from reports import daily
 from reports.daily import render_daily
 from scenarios import DaysSource, query, run_days
@@ -216,7 +216,7 @@ def dmf_cli(settings, *args: str):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
     env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_REPORTS_DIR=str(settings.reports_dir),
                DMF_STATE_DIR=str(settings.state_dir))
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], env=env, text=True,
+    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], env=env, text=True,
                           cwd=Path(__file__).resolve().parents[1], capture_output=True, timeout=120)
 
 

@@ -9,7 +9,7 @@ import duckdb
 import openpyxl
 import pytest
 
-from pipelines.config import Settings
+from settings.config import Settings
 from reports import daily
 from reports.daily import render_daily
 from test_report_fixture import (

@@ -8,7 +8,7 @@ from datetime import date
 import openpyxl
 import pytest
 
-from pipelines.config import load_settings
+from settings.config import load_settings
 from reports import daily, weekly
 from reports.daily import render_daily
 from reports.layout import SEVERITY_COLOURS, text_lines

@@ -7,7 +7,7 @@ import duckdb
 import openpyxl
 import pytest
 
-from pipelines.config import Settings
+from settings.config import Settings
 from reports import weekly
 from reports.weekly import render_weekly
 from test_report_fixture import Scenario, build_warehouse

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import SERVICE_KEY, START_DATE, small_registry
 
-from pipelines.config import load_settings
-from pipelines.lock import lock_path
+from settings.config import load_settings
+from dmf.lock import lock_path
 from scenarios import query
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ def _env(tmp_path: Path, base_url: str, **extra: str) -> dict[str, str]:
 
 
 def _start(env: dict[str, str], *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pipelines.cli", *args], cwd=PROJECT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -80,7 +80,7 @@ def test_two_runs_started_together_give_one_load_no_duplicates_and_a_correct_nex
 
     next_day = START_DATE + timedelta(days=1)
     server.set_day(next_day)
-    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "run", "--as-of", next_day.isoformat()],
+    done = subprocess.run([sys.executable, "-m", "dmf.cli", "run", "--as-of", next_day.isoformat()],
                           cwd=PROJECT, env=env, capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stderr
     assert query(settings, "select as_of_date, verdict from marts.dmf_loads order by 1") == [
@@ -104,7 +104,7 @@ def test_a_second_run_that_waits_too_long_exits_1_naming_the_running_process(tmp
     try:
         info = _wait_for_holder(lock_path(tmp_path / "data" / "dmf.duckdb"))
         started = time.monotonic()
-        second = subprocess.run([sys.executable, "-m", "pipelines.cli", "load", "--as-of", START_DATE.isoformat()],
+        second = subprocess.run([sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
                                 cwd=PROJECT, env={**env, "DMF_LOCK_WAIT_S": "1"}, capture_output=True, text=True,
                                 timeout=120)
         waited = time.monotonic() - started
@@ -133,7 +133,7 @@ def test_a_lock_whose_owner_was_killed_is_free_at_once(tmp_path, start_simulator
     assert json.loads(path.read_text())["pid"] == holder.pid  # its name is still in the file: stale
 
     server.set_faults(None)
-    after = subprocess.run([sys.executable, "-m", "pipelines.cli", "load", "--as-of", START_DATE.isoformat()],
+    after = subprocess.run([sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
                            cwd=PROJECT, env=env, capture_output=True, text=True, timeout=300)
     assert after.returncode == 0, after.stderr
     assert "complete" in after.stdout

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.simulator.registry import SOURCE_FIELDS, SyntheticRegistry
-from pipelines.simulator.source import SnapshotSource
+from simulator.registry import SOURCE_FIELDS, SyntheticRegistry
+from simulator.source import SnapshotSource
 
 DAYS = 30
 REAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mfds_real"

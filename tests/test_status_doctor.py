@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from pipelines.doctor import BAD, OK, WARN, check_api, check_reports_dir, check_warehouse, run_setup_doctor
-from pipelines.status import day_statuses, format_table
+from dmf.doctor import BAD, OK, WARN, check_api, check_reports_dir, check_warehouse, run_setup_doctor
+from dmf.status import day_statuses, format_table
 from scenarios import DaysSource, run_days
 from test_report_actions import settings_in
 
@@ -85,7 +85,7 @@ def test_dmf_status_on_the_command_line(warehouse):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
     env.update(DMF_DUCKDB_PATH=str(warehouse.duckdb_path), DMF_REPORTS_DIR=str(warehouse.reports_dir),
                DMF_STATE_DIR=str(warehouse.state_dir))
-    result = subprocess.run([sys.executable, "-m", "pipelines.cli", "status", "--as-of", "2026-10-11",
+    result = subprocess.run([sys.executable, "-m", "dmf.cli", "status", "--as-of", "2026-10-11",
                              "--days", "4"], cwd=PROJECT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith("date")
@@ -93,7 +93,7 @@ def test_dmf_status_on_the_command_line(warehouse):
 
 
 def test_status_on_a_missing_warehouse_is_one_line(tmp_settings):
-    from pipelines.errors import DmfError
+    from settings.errors import DmfError
     with pytest.raises(DmfError, match="no warehouse at .*dmf demo"):
         day_statuses(tmp_settings, 7, DAY_4)
 
@@ -166,7 +166,7 @@ def test_doctor_without_agy_rates_a_missing_deny_block_a_warning_and_passes(ware
 
 @pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "http://10.0.0.8/api", "http://example.com/api"])
 def test_doctor_refuses_a_url_the_loader_would_refuse_without_connecting(url, monkeypatch):
-    import pipelines.doctor as doctor
+    import dmf.doctor as doctor
 
     def no_connection(*args, **kwargs):
         raise AssertionError("doctor tried to connect")

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, small_registry
-from pipelines.build import build
-from pipelines.config import load_settings
-from pipelines.decisions import decide_load
+from dmf.build import build
+from settings.config import load_settings
+from dmf.decisions import decide_load
 from scenarios import DaysSource, query, run_days
 
 PROJECT = Path(__file__).resolve().parents[1]

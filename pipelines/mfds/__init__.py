@@ -39,7 +39,7 @@ import dlt  # noqa: E402
 from dlt.common.typing import TSecretStrValue  # noqa: E402
 from dlt.extract.resource import DltResource  # noqa: E402
 
-from pipelines.config import DEFAULT_API_BASE_URL  # noqa: E402
+from settings.config import DEFAULT_API_BASE_URL  # noqa: E402
 from pipelines.mfds.helpers import FetchResult, fetch_registry  # noqa: E402
 from pipelines.mfds.row_versions import KnownVersions, split_rows  # noqa: E402
 from pipelines.mfds.settings import (  # noqa: E402

@@ -38,8 +38,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pipelines.config import EARLIEST_AS_OF
-from pipelines.errors import ConfigError
+from settings.config import EARLIEST_AS_OF
+from settings.errors import ConfigError
 from pipelines.mfds.helpers import ApiError, FetchResult, Page, _page, distinct_rows, parse_page
 from pipelines.mfds.item_schema import shown_name
 from pipelines.mfds.settings import ITEM_SCHEMA, PAGE_SIZE

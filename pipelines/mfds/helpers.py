@@ -38,7 +38,7 @@ from pipelines.mfds.settings import (
     SOURCE_FIELDS,
     RetryPolicy,
 )
-from pipelines.url_policy import base_url_problem, display_url
+from settings.url_policy import base_url_problem, display_url
 
 log = logging.getLogger(__name__)
 
@@ -446,7 +446,7 @@ def _operation_url(base_url: str) -> str:
 
 
 def is_usable_base_url(base_url: str, allowed_hosts: Iterable[str] = ()) -> bool:
-    """A URL the loader may connect to (pipelines.url_policy decides: https, or http on
+    """A URL the loader may connect to (settings.url_policy decides: https, or http on
     loopback; never link-local, metadata or unnamed private hosts; no credentials)."""
     return base_url_problem(base_url, allowed_hosts) is None
 

@@ -18,14 +18,14 @@ from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.extract.source import DltSource
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from pipelines.config import Settings
-from pipelines.errors import ConfigError, DmfError
+from settings.config import Settings
+from settings.errors import ConfigError, DmfError
 from pipelines.mfds import empty_items_tables, mfds_source, run_row, run_row_resource
 from pipelines.mfds.contract import contract_violation, exception_chain, migrate_declared_columns
 from pipelines.mfds.helpers import FetchResult, redact
 from pipelines.mfds.row_versions import HashCollision, create_items_view, has_items_table, migrate_items_table, stored_versions
-from pipelines.storage import write_failure
-from pipelines.url_policy import base_url_problem
+from settings.storage import write_failure
+from settings.url_policy import base_url_problem
 from pipelines.mfds.settings import (
     DATASET_NAME,
     MEMBERSHIP_TABLE,

@@ -10,7 +10,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.config import PROJECT_DIR, Settings
+from settings.config import PROJECT_DIR, Settings
 
 FAKE_AGY = Path(__file__).resolve().parent / "agy"
 REAL_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mfds_real"

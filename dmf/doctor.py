@@ -14,10 +14,10 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.config import Settings
+from settings.config import Settings
 from pipelines.mfds.helpers import ApiError, MfdsClient, redact
 from pipelines.mfds.settings import RetryPolicy
-from pipelines.url_policy import base_url_problem
+from settings.url_policy import base_url_problem
 
 OK, WARN, BAD = "ok", "warn", "bad"
 #: AI checks whose failure is a warning: the report is complete without AI text.

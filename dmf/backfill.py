@@ -10,10 +10,10 @@ baseline, and nothing already in the warehouse is touched.
 Published days never change silently: a dump dated before the warehouse's latest load would
 re-sequence the days after it, so it is refused unless the person passes
 `--insert-before-published`; after the build, the published days that changed are printed with
-their counts before → after (pipelines.decisions computes them, as for accept-load).
+their counts before → after (dmf.decisions computes them, as for accept-load).
 
 One build judges every imported day: the gates judge every load of the sequence, and the
-gate hook records one rejection per build (the earliest) while pipelines.build builds again
+gate hook records one rejection per build (the earliest) while dmf.build builds again
 until no gate fires, so each day is compared with the loads really accepted before it, as
 day-by-day runs would (tests/test_backfill.py proves the events equal).
 """
@@ -26,10 +26,10 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.build import build
-from pipelines.config import Settings, today_in_seoul
-from pipelines.decisions import changed_days, published_counts
-from pipelines.errors import ConfigError, DmfError
+from dmf.build import build
+from settings.config import Settings, today_in_seoul
+from dmf.decisions import changed_days, published_counts
+from settings.errors import ConfigError, DmfError
 from pipelines.mfds import mfds_dump_source
 from pipelines.mfds.dumps import Dump, find_dumps, read_dump
 from pipelines.mfds.helpers import FetchResult

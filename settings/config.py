@@ -14,7 +14,7 @@ from datetime import date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from pipelines.errors import ConfigError
+from settings.errors import ConfigError
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 SEOUL = ZoneInfo("Asia/Seoul")

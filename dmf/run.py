@@ -12,9 +12,9 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.build import build
-from pipelines.config import Settings
-from pipelines.errors import DmfError
+from dmf.build import build
+from settings.config import Settings
+from settings.errors import DmfError
 
 Echo = Callable[[str], None]
 

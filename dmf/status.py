@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.config import Settings, today_in_seoul
-from pipelines.errors import DmfError
+from settings.config import Settings, today_in_seoul
+from settings.errors import DmfError
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
 AI_NEEDS_PERSON = frozenset({"binary_missing", "auth", "model_not_found", "schema_invalid",

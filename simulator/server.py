@@ -2,7 +2,7 @@
 
 It speaks the real operation (`/1471000/MdcDmfInfoService01/getMdcDmfList01` with `serviceKey`,
 `pageNo`, `numOfRows`, `type=json`), answers errors the way the portal does (HTTP 200 with an
-XML body and a reason code), and injects the faults of `pipelines.simulator.faults` so the
+XML body and a reason code), and injects the faults of `simulator.faults` so the
 loader's retries and completeness checks meet every failure they are meant to survive.
 
 The data comes from a *source*: any object with ``items_for(day) -> list[dict]`` (raw MFDS items,
@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from pipelines.simulator.faults import Faults
+from simulator.faults import Faults
 
 SERVICE_PATH = "/1471000/MdcDmfInfoService01"
 OPERATION_PATH = SERVICE_PATH + "/getMdcDmfList01"
@@ -55,7 +55,7 @@ REASON_MESSAGES = {
 
 class RegistrySource(Protocol):
     """What the server needs from the data side: the first two methods of
-    `pipelines.simulator.source.SnapshotSource` (SyntheticRegistry, ReplaySource, StaticSource)."""
+    `simulator.source.SnapshotSource` (SyntheticRegistry, ReplaySource, StaticSource)."""
 
     def items_for(self, day: int) -> list[dict]: ...
 

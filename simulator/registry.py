@@ -9,7 +9,7 @@ date is later than their prefix, comma-joined manufacturers and countries, trail
 yields the same registry.
 
 `SyntheticRegistry` is the public face: day 1 is the baseline, later days are produced by
-`pipelines.simulator.evolution`, which also records the ground truth of each day's changes.
+`simulator.evolution`, which also records the ground truth of each day's changes.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from pathlib import Path
 from random import Random
 from typing import Iterable, Sequence
 
-from pipelines.simulator import vocab
-from pipelines.simulator.evolution import Evolver, IdentityCases
+from simulator import vocab
+from simulator.evolution import Evolver, IdentityCases
 
 SOURCE_FIELDS: tuple[str, ...] = (
     "DMF_PERMIT_NO", "INGR_KOR_NAME", "ENTP_NAME", "MNFCTR_NAME", "MNFCTR_PLACE",

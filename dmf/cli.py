@@ -12,14 +12,15 @@ import sys
 import traceback
 from datetime import date
 
-from pipelines.config import Settings, check_as_of, check_directory, check_paths, load_settings, today_in_seoul
-from pipelines.errors import ConfigError, DmfError
-from pipelines.storage import write_failure
+from settings.config import Settings, check_as_of, check_directory, check_paths, load_settings, today_in_seoul
+from settings.errors import ConfigError, DmfError
+from settings.storage import write_failure
+from simulator.cli import add_serve_arguments, serve_command
 
 log = logging.getLogger("dmf")
 
 # Commands that write the warehouse (or read it while others may write): one at a time per
-# warehouse, through pipelines.lock. A new command opts in by adding its name here.
+# warehouse, through dmf.lock. A new command opts in by adding its name here.
 LOCKED_COMMANDS = frozenset({"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load",
                              "notify"})
 # Live loads: the API serves only today's list, so they cannot go back before the latest load.
@@ -129,25 +130,17 @@ def parser() -> argparse.ArgumentParser:
 
     sim = commands.add_parser("sim", help="the MFDS-compatible simulator")
     sim_commands = sim.add_subparsers(dest="sim_command", required=True, metavar="ACTION", parser_class=_Parser)
-    serve = sim_commands.add_parser("serve", help="serve the simulated API on loopback")
-    serve.add_argument("--port", type=int, default=8089)
-    serve.add_argument("--seed", type=int, default=20261129)
-    serve.add_argument("--size", type=int, default=9200, help="records on the first day")
-    serve.add_argument("--start", type=_as_of, default=None, metavar="YYYY-MM-DD", help="date of day 1 (default today)")
-    serve.add_argument("--day", type=int, default=1, help="day to serve (1 = start date)")
-    serve.add_argument("--faults", default="", help="fault spec, e.g. 'http503:2,truncate_last_page'")
-    serve.add_argument("--replay", default=None, help="JSON Lines file, or folder of them (one per day), to serve instead")
-    serve.add_argument("--service-key", default=None, help="the key the simulator accepts (default: the demo key)")
+    add_serve_arguments(sim_commands.add_parser("serve", help="serve the simulated API on loopback"))
     return top
 
 
 def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     as_of = getattr(args, "as_of", None) or today_in_seoul()
     if args.command == "demo":
-        from pipelines.demo import run_demo
+        from dmf.demo import run_demo
         return run_demo(settings, days=args.days, start=args.start, seed=args.seed)
     if args.command == "run":
-        from pipelines.run import run_day
+        from dmf.run import run_day
         return run_day(settings, as_of).exit_code
     if args.command == "load":
         from pipelines.mfds.load import load_day
@@ -155,7 +148,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(outcome.summary())
         return {"complete": 0, "skipped": 0, "failed": 1}.get(outcome.fetch_status, 2)
     if args.command == "build":
-        from pipelines.build import build
+        from dmf.build import build
         outcome = build(settings, full_refresh=args.full_refresh)
         print(outcome.summary())
         return 0 if outcome.success else (2 if outcome.gate_fired else 1)
@@ -164,7 +157,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(enrich_day(settings, as_of).summary())
         return 0
     if args.command == "report":
-        from pipelines.build import unpublishable_reason
+        from dmf.build import unpublishable_reason
         from reports.daily import render_daily
         from reports.weekly import render_weekly
         problem = unpublishable_reason(settings)
@@ -173,7 +166,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print((render_weekly if args.weekly else render_daily)(settings, as_of))
         return 0
     if args.command == "doctor":
-        from pipelines.doctor import BAD, WARN, run_setup_doctor
+        from dmf.doctor import BAD, WARN, run_setup_doctor
         if args.fix:
             from enrich.config import load_ai_config
             from enrich.workspace import install_permission_block, prepare_workspace
@@ -192,7 +185,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "seeds":
         from pathlib import Path
 
-        from pipelines.seed_check import check_seeds
+        from dmf.seed_check import check_seeds
         # The dbt project one stands in (an analyst's checkout), else this installation's.
         here = Path.cwd()
         problems = check_seeds(here if (here / "dbt_project.yml").is_file() else settings.project_dir)
@@ -208,7 +201,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
                            applicant=args.applicant))
         return 0
     if args.command == "status":
-        from pipelines.status import day_statuses, format_table
+        from dmf.status import day_statuses, format_table
         if args.days < 1:
             raise DmfError("--days must be at least 1.")
         statuses = day_statuses(settings, args.days, as_of)
@@ -217,10 +210,10 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "backfill":
         from pathlib import Path
 
-        from pipelines.backfill import backfill
+        from dmf.backfill import backfill
         return backfill(settings, Path(args.path), insert_before_published=args.insert_before_published)
     if args.command in ("accept-load", "reject-load"):
-        from pipelines.decisions import decide_load
+        from dmf.decisions import decide_load
         return decide_load(settings, args.as_of, args.command.split("-")[0], args.by, args.reason)
     if args.command == "explain-anomaly":
         from enrich.anomaly import explain_anomaly
@@ -231,7 +224,6 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "notify":
         return notify_command(settings, args, as_of)
     if args.command == "sim":
-        from pipelines.simulator.cli import serve_command
         return serve_command(args)
     raise DmfError(f"unknown command {args.command}")
 
@@ -297,7 +289,7 @@ def _scrub(text: str) -> str:
 
 def check_base_url(settings: Settings) -> None:
     """Refuse a base URL the loader must not connect to, before anything connects."""
-    from pipelines.url_policy import base_url_problem
+    from settings.url_policy import base_url_problem
 
     problem = base_url_problem(settings.api_base_url, settings.api_allowed_hosts)
     if problem:
@@ -335,13 +327,13 @@ def _validate(args: argparse.Namespace, settings: Settings) -> None:
     if args.command == "backfill":
         from pathlib import Path
 
-        from pipelines.backfill import check_dumps
+        from dmf.backfill import check_dumps
         check_dumps(Path(args.path))
 
 
 def _lock_target(args: argparse.Namespace, settings: Settings) -> Settings:
     if args.command == "demo":
-        from pipelines.demo import demo_settings
+        from dmf.demo import demo_settings
         return demo_settings(settings)
     return settings
 
@@ -355,7 +347,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     _validate(args, settings)
     if args.command not in LOCKED_COMMANDS:
         return dispatch(args, settings)
-    from pipelines.lock import warehouse_lock
+    from dmf.lock import warehouse_lock
 
     target = _lock_target(args, settings)
     with warehouse_lock(target.duckdb_path, _command_line(args), settings.lock_wait_s):

@@ -25,10 +25,10 @@ from datetime import datetime, timezone
 
 import duckdb
 
-from pipelines.config import Settings
-from pipelines.errors import DmfError
+from settings.config import Settings
+from settings.errors import DmfError
 from pipelines.mfds.settings import DATASET_NAME
-from pipelines.storage import is_write_failure_text, write_failure_message
+from settings.storage import is_write_failure_text, write_failure_message
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildO
 
 def check_seed_files(settings: Settings) -> None:
     """A malformed seed edit stops the build before dbt, in one line an analyst can act on."""
-    from pipelines.seed_check import check_seeds, seed_error
+    from dmf.seed_check import check_seeds, seed_error
 
     problems = check_seeds(settings.project_dir)
     if problems:

@@ -11,13 +11,13 @@ import shutil
 import time
 from datetime import date, timedelta
 
-from pipelines.config import Settings, today_in_seoul
-from pipelines.lock import lock_path
+from settings.config import Settings, today_in_seoul
+from dmf.lock import lock_path
 from pipelines.mfds.row_versions import raw_summary
-from pipelines.run import run_day
-from pipelines.simulator.registry import SyntheticRegistry
-from pipelines.simulator.server import DEFAULT_SERVICE_KEY, SimulatorServer
-from pipelines.simulator.truth import compare_days, table
+from dmf.run import run_day
+from simulator.registry import SyntheticRegistry
+from simulator.server import DEFAULT_SERVICE_KEY, SimulatorServer
+from dmf.ground_truth import compare_days, table
 
 # A transient outage on the third day shows the retries at work; the load is still accepted.
 DEMO_FAULTS = {3: "http503:1"}

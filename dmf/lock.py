@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pipelines.errors import DmfError
+from settings.errors import DmfError
 
 log = logging.getLogger(__name__)
 

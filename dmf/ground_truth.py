@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from pipelines.config import PROJECT_DIR
+from settings.config import PROJECT_DIR
 
 EVENT_TYPES = ("NEW", "REINSTATED", "CHANGED", "WITHDRAWN")
 

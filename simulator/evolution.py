@@ -29,10 +29,10 @@ from datetime import date, timedelta
 from random import Random
 from typing import TYPE_CHECKING, Callable
 
-from pipelines.simulator.vocab import make_site
+from simulator.vocab import make_site
 
 if TYPE_CHECKING:
-    from pipelines.simulator.registry import Record, World
+    from simulator.registry import Record, World
 
 FIELD_NAMES: dict[str, str] = {
     "DMF_PERMIT_NO": "permit_no",

@@ -15,9 +15,9 @@ from datetime import date, datetime, timezone
 
 import duckdb
 
-from pipelines.build import build
-from pipelines.config import Settings
-from pipelines.errors import ConfigError, DmfError
+from dmf.build import build
+from settings.config import Settings
+from settings.errors import ConfigError, DmfError
 from pipelines.mfds.settings import DATASET_NAME
 
 DECISIONS_TABLE = "load_decisions"

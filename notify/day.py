@@ -25,7 +25,7 @@ from notify.deliver import Delivery, send, write_outbox
 from notify.messages import Message, alert_message, daily_message, test_message, weekly_message
 from notify.policy import evaluate
 from notify.redact import Scrubber
-from settings.config import today_in_seoul
+from settings.config import Settings, today_in_seoul
 
 log = logging.getLogger("dmf.notify")
 OUTBOX = "outbox"
@@ -75,7 +75,7 @@ def _delivery_row(as_of: date, message: Message, destination: str, service: str,
             "attempts": result.attempts, "error": result.error, "resend": resend}
 
 
-def _messages(con, settings: Any, as_of: date, cfg: NotifyConfig, run_failed: bool) -> list[Message]:
+def _messages(con, settings: Settings, as_of: date, cfg: NotifyConfig, run_failed: bool) -> list[Message]:
     from reports.daily import report_path
     from reports.weekly import report_path as weekly_path
 
@@ -90,7 +90,7 @@ def _messages(con, settings: Any, as_of: date, cfg: NotifyConfig, run_failed: bo
     return out
 
 
-def notify_day(settings: Any, as_of: date, *, run_error: str | None = None, resend: bool = False,
+def notify_day(settings: Settings, as_of: date, *, run_error: str | None = None, resend: bool = False,
                outbox: Path | None = None, env: dict[str, str] | None = None) -> NotifyOutcome:
     """Alerts + deliveries for one day. `outbox` (the demo) stands in when nothing is configured."""
     outcome = NotifyOutcome(as_of)
@@ -105,7 +105,7 @@ def notify_day(settings: Any, as_of: date, *, run_error: str | None = None, rese
     return outcome
 
 
-def _notify_day(settings: Any, as_of: date, cfg: NotifyConfig, outcome: NotifyOutcome,
+def _notify_day(settings: Settings, as_of: date, cfg: NotifyConfig, outcome: NotifyOutcome,
                 run_error: str | None, resend: bool, outbox: Path | None) -> None:
     scrub = _scrubber(cfg)
     path = Path(settings.duckdb_path)
@@ -147,7 +147,7 @@ def _notify_day(settings: Any, as_of: date, cfg: NotifyConfig, outcome: NotifyOu
             store.insert_delivery(con, _delivery_row(as_of, message, name, service, result, resend))
 
 
-def notify_test(settings: Any, env: dict[str, str] | None = None) -> list[tuple[str, bool, str]]:
+def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[tuple[str, bool, str]]:
     """A test message to every configured destination: (name, ok, scrubbed error) each."""
     cfg = load_notify_config(settings.state_dir, env)
     scrub = _scrubber(cfg)
@@ -169,5 +169,5 @@ def notify_test(settings: Any, env: dict[str, str] | None = None) -> list[tuple[
     return results
 
 
-def unconfigured(settings: Any, env: dict[str, str] | None = None) -> tuple[str, ...]:
+def unconfigured(settings: Settings, env: dict[str, str] | None = None) -> tuple[str, ...]:
     return load_notify_config(settings.state_dir, env).unconfigured

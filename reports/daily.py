@@ -49,6 +49,7 @@ from reports.layout import (
     write_truncation_note,
     write_value,
 )
+from settings.config import Settings
 
 # Sheet names (Korean; ≤ 31 characters, no []:*?/\).
 DASHBOARD = "요약"
@@ -76,7 +77,7 @@ def report_path(reports_dir: Path, as_of: date) -> Path:
     return Path(reports_dir) / f"dmf_daily_{as_of:%Y%m%d}.xlsx"
 
 
-def render_daily(settings: Any, as_of: date) -> Path:
+def render_daily(settings: Settings, as_of: date) -> Path:
     """Render the daily report for `as_of` from the warehouse and return its path."""
     path = report_path(settings.reports_dir, as_of)
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:

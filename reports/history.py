@@ -15,6 +15,7 @@ import duckdb
 
 from reports.actions import WHAT_HAPPENED, describe_change
 from reports.layout import EVENT_LABEL, SEVERITY_LABEL
+from settings.config import Settings
 
 MARTS = "marts"
 MAX_MATCHES = 20
@@ -139,7 +140,7 @@ def format_timeline(t: Timeline) -> str:
     return "\n".join(lines)
 
 
-def history_text(settings: Any, *, ingredient: str | None = None, permit_no: str | None = None,
+def history_text(settings: Settings, *, ingredient: str | None = None, permit_no: str | None = None,
                  applicant: str | None = None) -> str:
     """What `dmf history` prints; a search that finds nothing is a DmfError (one line, exit 1)."""
     from settings.errors import DmfError

@@ -32,6 +32,7 @@ from reports.layout import (
     write_truncation_note,
     write_value,
 )
+from settings.config import Settings
 
 DASHBOARD = "주간요약"
 APPLICANTS = "신규_신청인"
@@ -63,7 +64,7 @@ def report_path(reports_dir: Path, as_of: date) -> Path:
     return Path(reports_dir) / f"dmf_weekly_{as_of:%Y%m%d}.xlsx"
 
 
-def render_weekly(settings: Any, as_of: date) -> Path:
+def render_weekly(settings: Settings, as_of: date) -> Path:
     """Render the weekly report for the 7 days before `as_of` and return its path."""
     path = report_path(settings.reports_dir, as_of)
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:

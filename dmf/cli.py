@@ -77,7 +77,8 @@ def parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser("doctor", help="check the whole setup: service key, API, warehouse, "
                                                 "reports directory, then agy")
     doctor.add_argument("--fix", action="store_true",
-                        help="create the batch workspace and merge the permission deny block into agy's settings")
+                        help="create the batch workspace, merge the permission deny block into agy's settings "
+                             "and close the AI circuit a missing agy opened once agy runs")
 
     for verb, help_text in (("accept", "publish a complete load a gate rejected, after checking it against the MFDS site"),
                             ("reject", "withdraw a published day found bad later (the next day compares with the one before)")):
@@ -169,11 +170,13 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf.doctor import BAD, WARN, run_setup_doctor
         if args.fix:
             from enrich.config import load_ai_config
+            from enrich.doctor import fix_circuit
             from enrich.workspace import install_permission_block, prepare_workspace
 
             workspace, problem = prepare_workspace(settings)
             print(f"fix  workspace: {problem or workspace}")
             print(f"fix  permissions: {install_permission_block(settings, load_ai_config(settings))[1]}")
+            print(f"fix  circuit: {fix_circuit(settings)}")
         checks = run_setup_doctor(settings)
         for check in checks:
             print(check.line)

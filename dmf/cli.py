@@ -67,7 +67,10 @@ def parser() -> argparse.ArgumentParser:
     _add_as_of(load)
     load.add_argument("--force", action="store_true", help="load again although the date already has a complete load")
     build = commands.add_parser("build", help="dbt build: models, integrity gates, tests")
-    _add_as_of(build)
+    # The build always covers every load; --as-of (the same flag as the other steps, so a
+    # cron chain can pass it to each) names the day whose verdict is printed after it.
+    build.add_argument("--as-of", type=_as_of, default=None, metavar="YYYY-MM-DD",
+                       help="also print that day's verdict once built (the build covers every load)")
     build.add_argument("--full-refresh", action="store_true", help="rebuild every table from the raw loads")
     enrich = commands.add_parser("enrich", help="ask agy for the day's Korean briefing (optional, never fatal)")
     _add_as_of(enrich)
@@ -152,6 +155,8 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf.build import build
         outcome = build(settings, full_refresh=args.full_refresh)
         print(outcome.summary())
+        if args.as_of is not None:
+            print(_built_verdict(settings, args.as_of))
         return 0 if outcome.success else (2 if outcome.gate_fired else 1)
     if args.command == "enrich":
         from enrich.daily import enrich_day
@@ -229,6 +234,18 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "sim":
         return serve_command(args)
     raise DmfError(f"unknown command {args.command}")
+
+
+def _built_verdict(settings: Settings, as_of: date) -> str:
+    """`dmf build --as-of`: the day's verdict as the marts now say it, or why they cannot."""
+    from pipelines.build import unpublishable_reason
+    from pipelines.run import day_verdict
+
+    problem = unpublishable_reason(settings)
+    if problem:
+        return f"{as_of}  verdict unknown: {problem}"
+    verdict, reason = day_verdict(settings, as_of)
+    return f"{as_of}  {verdict}" + (f": {reason}" if reason and verdict != "accepted" else "")
 
 
 def proposals_command(settings: Settings, args: argparse.Namespace) -> int:

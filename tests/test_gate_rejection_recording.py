@@ -74,6 +74,16 @@ def test_a_rejection_is_recorded_when_the_intermediate_schema_is_renamed(tmp_pat
     assert verdict == "rejected" and "identity_churn" in gates.split(",")
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAYS[1]]) == [(0,)]
 
+    # Built again by hand: the recorded rejection stands (no gate fires again) and
+    # `--as-of` prints that day's verdict.
+    rebuilt = dmf_on_copy(settings, None, "build", "--as-of", str(DAYS[1]))
+    print(rebuilt.stdout)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    lines = rebuilt.stdout.splitlines()
+    assert lines[0].startswith("dbt build passed")
+    assert lines[1].startswith(f"{DAYS[1]}  rejected: ") and "identity_churn" in lines[1]
+    assert query(settings, "select count(distinct load_id) from mfds_raw.rejected_load_signals") == [(1,)]
+
 
 # `dmf <args>` of this checkout on the copied project (there is no setting for the project dir).
 DMF_ON_COPY = """

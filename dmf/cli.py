@@ -238,8 +238,8 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
 def _built_verdict(settings: Settings, as_of: date) -> str:
     """`dmf build --as-of`: the day's verdict as the marts now say it, or why they cannot."""
-    from pipelines.build import unpublishable_reason
-    from pipelines.run import day_verdict
+    from dmf.build import unpublishable_reason
+    from dmf.run import day_verdict
 
     problem = unpublishable_reason(settings)
     if problem:

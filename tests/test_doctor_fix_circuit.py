@@ -25,7 +25,7 @@ def dmf_doctor_fix(tmp_path: Path, binary: Path, log: Path) -> subprocess.Comple
     env.update(DMF_DUCKDB_PATH=str(tmp_path / "dmf.duckdb"), DMF_STATE_DIR=str(tmp_path / "state"),
                DMF_REPORTS_DIR=str(tmp_path / "reports"), HOME=str(tmp_path / "home"),
                DMF_AGY_BINARY=str(binary), FAKE_AGY_LOG=str(log))
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", "doctor", "--fix"], cwd=PROJECT, env=env,
+    return subprocess.run([sys.executable, "-m", "dmf.cli", "doctor", "--fix"], cwd=PROJECT, env=env,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -32,6 +32,7 @@ from settings.config import Settings
 from settings.errors import DmfError
 from pipelines.mfds.settings import DATASET_NAME
 from settings.storage import is_write_failure_text, write_failure_message
+from settings.warehouse import table_exists
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +204,7 @@ def _rejected_load_count(settings: Settings) -> int:
     """How many loads the gates have rejected so far (the hook's table in the raw layer)."""
     try:
         with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            if not _table_exists(con, DATASET_NAME, "rejected_load_signals"):
+            if not table_exists(con, DATASET_NAME, "rejected_load_signals"):
                 return 0
             row = con.execute(
                 f"select count(distinct load_id) from {DATASET_NAME}.rejected_load_signals"
@@ -241,22 +242,14 @@ def _append_build(settings: Settings, started: datetime, consistent: bool, gate_
         )
 
 
-def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
-    row = con.execute(
-        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-        [schema, table],
-    ).fetchone()
-    return bool(row and row[0])
-
-
 def unpublishable_reason(settings: Settings) -> str | None:
     """Why the marts must not be read now (never built, or the last build failed); None if fine."""
     if not settings.duckdb_path.is_file():
         return f"the warehouse {settings.duckdb_path} does not exist; run `dmf build` first."
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not _table_exists(con, "marts", "dmf_loads"):
+        if not table_exists(con, "marts", "dmf_loads"):
             return f"the warehouse {settings.duckdb_path} has not been built; run `dmf build` first."
-        if not _table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE):
+        if not table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE):
             return None  # built before builds were recorded
         row = con.execute(
             f"select success, finished_at, failures from {DATASET_NAME}.{BUILD_RUNS_TABLE} "

@@ -323,12 +323,10 @@ def check_not_before_latest_load(settings: Settings, as_of: date) -> None:
         return
     import duckdb
 
+    from settings.warehouse import table_exists
+
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        exists = con.execute(
-            "select count(*) from information_schema.tables "
-            "where table_schema = 'mfds_raw' and table_name = 'load_runs'"
-        ).fetchone()
-        if not exists or not exists[0]:
+        if not table_exists(con, "mfds_raw", "load_runs"):
             return
         latest = con.execute("select max(as_of_date) from mfds_raw.load_runs").fetchone()
     if latest and latest[0] is not None and as_of < latest[0]:

@@ -30,6 +30,7 @@ from dmf.build import build
 from settings.config import Settings, today_in_seoul
 from dmf.decisions import changed_days, published_counts
 from settings.errors import ConfigError, DmfError
+from settings.warehouse import table_exists
 from pipelines.mfds import mfds_dump_source
 from pipelines.mfds.dumps import Dump, find_dumps, read_dump
 from pipelines.mfds.helpers import FetchResult
@@ -61,9 +62,7 @@ def latest_load_date(settings: Settings) -> date | None:
     if not settings.duckdb_path.is_file():
         return None
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        exists = con.execute("select count(*) from information_schema.tables "
-                             "where table_schema = 'mfds_raw' and table_name = 'load_runs'").fetchone()
-        if not exists or not exists[0]:
+        if not table_exists(con, "mfds_raw", "load_runs"):
             return None
         row = con.execute("select max(as_of_date) from mfds_raw.load_runs").fetchone()
     return row[0] if row else None
@@ -74,9 +73,7 @@ def _published(settings: Settings) -> tuple[set[date], dict[date, dict[str, int]
     if not settings.duckdb_path.is_file():
         return set(), {}
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        built = con.execute("select count(*) from information_schema.tables where table_schema = 'marts' "
-                            "and table_name in ('dmf_loads', 'dmf_events')").fetchone()
-        if not built or built[0] < 2:
+        if not table_exists(con, "marts", "dmf_loads", "dmf_events"):
             return set(), {}
         days = {row[0] for row in con.execute(
             "select distinct as_of_date from marts.dmf_loads where verdict = 'accepted'").fetchall()}

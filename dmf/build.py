@@ -1,8 +1,11 @@
 """`dmf build`: `dbt build` on the project, against the configured warehouse.
 
 dbt's own tests are the integrity gates. When the gate test fails, dbt skips every model that
-publishes events and the on-run-end hook records the load as rejected; one more build then
-brings the marts in line with that verdict (the rejected load shown as such, the previous
+publishes events; the build then records the load as rejected on purpose
+(`dbt run-operation record_gate_rejections`, which finds int_load_signals through dbt's graph
+and fails when it cannot: a rejection that silently went unrecorded would make every later
+build compare with the rejected load). One more build then brings the marts in line with
+that verdict (the rejected load shown as such, the previous
 accepted state still published), so every later step sees a consistent warehouse.
 
 dbt runs in a child process: it keeps its DuckDB handle open for the life of its process, and
@@ -29,6 +32,7 @@ from settings.config import Settings
 from settings.errors import DmfError
 from pipelines.mfds.settings import DATASET_NAME
 from settings.storage import is_write_failure_text, write_failure_message
+from settings.warehouse import table_exists
 
 log = logging.getLogger(__name__)
 
@@ -144,17 +148,19 @@ def _build(settings: Settings, full_refresh: bool) -> tuple[BuildOutcome, bool]:
     outcome = _outcome(settings, invoke_dbt(settings, "build", *extra))
     if not outcome.gate_fired:
         return outcome, outcome.success
-    # The hook recorded the earliest fired load; a later new load (several are new after a
-    # backfill) was compared with it, so build again until no gate fires: each round judges
-    # the next load against the last accepted one, as day-by-day builds would. Every round
-    # records one load or ends, so the rounds are bounded by the loads a build can hold.
-    first, after = outcome, outcome
-    recorded = _rejected_load_count(settings)
+    # Record the earliest fired load, then build again: a later new load (several are new
+    # after a backfill) was compared with it, so each round judges the next load against the
+    # last accepted one, as day-by-day builds would. Every round records one load or ends, so
+    # the rounds are bounded by the loads a build can hold.
+    first = outcome
+    recorded = record_gate_rejection(settings)
     while True:
         results_path.unlink(missing_ok=True)
         after = _outcome(settings, invoke_dbt(settings, "build", *extra))
-        now = _rejected_load_count(settings)
-        if not after.gate_fired or now <= recorded:
+        if not after.gate_fired:
+            break
+        now = record_gate_rejection(settings)
+        if now <= recorded:
             break
         log.info("build: an integrity gate fired again on a later load; building once more")
         recorded = now
@@ -162,11 +168,43 @@ def _build(settings: Settings, full_refresh: bool) -> tuple[BuildOutcome, bool]:
     return BuildOutcome(False, True, failures, after.counts), after.success
 
 
+def record_gate_rejection(settings: Settings) -> int:
+    """Records the earliest fired, unrecorded load as rejected; returns how many loads are now.
+
+    Raises DmfError when the macro cannot (int_load_signals missing, ephemeral, not a table or
+    view): the build then fails as a whole, since publishing on top of an unrecorded rejection
+    would compare every later load with the rejected one.
+    """
+    process = invoke_dbt(settings, "run-operation record_gate_rejections")
+    if process.returncode != 0:
+        output = process.stdout + process.stderr
+        if is_write_failure_text(output):
+            raise DmfError(write_failure_message(settings, text=output))
+        raise DmfError(
+            f"an integrity gate fired but the rejection could not be recorded ({_operation_message(output)}); "
+            f"nothing was published. Fix the dbt project and run `dmf build` again "
+            f"(details in {settings.state_dir / 'logs' / 'dbt.log'})."
+        )
+    log.info("build: %s", _operation_message(process.stdout) if process.stdout.strip() else "rejection recorded")
+    return _rejected_load_count(settings)
+
+
+def _operation_message(output: str) -> str:
+    """The one line of dbt's output that says why: the macro's own message when it raised."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for marker in ("cannot record the gate rejection:", "gate rejections:"):
+        for line in lines:
+            if marker in line:
+                return line[line.index(marker):]
+    errors = [line for line in lines if "error" in line.lower()]
+    return (errors or lines or ["dbt printed nothing"])[-1][:300]
+
+
 def _rejected_load_count(settings: Settings) -> int:
     """How many loads the gates have rejected so far (the hook's table in the raw layer)."""
     try:
         with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            if not _table_exists(con, DATASET_NAME, "rejected_load_signals"):
+            if not table_exists(con, DATASET_NAME, "rejected_load_signals"):
                 return 0
             row = con.execute(
                 f"select count(distinct load_id) from {DATASET_NAME}.rejected_load_signals"
@@ -204,22 +242,14 @@ def _append_build(settings: Settings, started: datetime, consistent: bool, gate_
         )
 
 
-def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
-    row = con.execute(
-        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-        [schema, table],
-    ).fetchone()
-    return bool(row and row[0])
-
-
 def unpublishable_reason(settings: Settings) -> str | None:
     """Why the marts must not be read now (never built, or the last build failed); None if fine."""
     if not settings.duckdb_path.is_file():
         return f"the warehouse {settings.duckdb_path} does not exist; run `dmf build` first."
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not _table_exists(con, "marts", "dmf_loads"):
+        if not table_exists(con, "marts", "dmf_loads"):
             return f"the warehouse {settings.duckdb_path} has not been built; run `dmf build` first."
-        if not _table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE):
+        if not table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE):
             return None  # built before builds were recorded
         row = con.execute(
             f"select success, finished_at, failures from {DATASET_NAME}.{BUILD_RUNS_TABLE} "

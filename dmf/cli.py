@@ -67,7 +67,10 @@ def parser() -> argparse.ArgumentParser:
     _add_as_of(load)
     load.add_argument("--force", action="store_true", help="load again although the date already has a complete load")
     build = commands.add_parser("build", help="dbt build: models, integrity gates, tests")
-    _add_as_of(build)
+    # The build always covers every load; --as-of (the same flag as the other steps, so a
+    # cron chain can pass it to each) names the day whose verdict is printed after it.
+    build.add_argument("--as-of", type=_as_of, default=None, metavar="YYYY-MM-DD",
+                       help="also print that day's verdict once built (the build covers every load)")
     build.add_argument("--full-refresh", action="store_true", help="rebuild every table from the raw loads")
     enrich = commands.add_parser("enrich", help="ask agy for the day's Korean briefing (optional, never fatal)")
     _add_as_of(enrich)
@@ -77,7 +80,8 @@ def parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser("doctor", help="check the whole setup: service key, API, warehouse, "
                                                 "reports directory, then agy")
     doctor.add_argument("--fix", action="store_true",
-                        help="create the batch workspace and merge the permission deny block into agy's settings")
+                        help="create the batch workspace, merge the permission deny block into agy's settings "
+                             "and close the AI circuit a missing agy opened once agy runs")
 
     for verb, help_text in (("accept", "publish a complete load a gate rejected, after checking it against the MFDS site"),
                             ("reject", "withdraw a published day found bad later (the next day compares with the one before)")):
@@ -151,6 +155,8 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf.build import build
         outcome = build(settings, full_refresh=args.full_refresh)
         print(outcome.summary())
+        if args.as_of is not None:
+            print(_built_verdict(settings, args.as_of))
         return 0 if outcome.success else (2 if outcome.gate_fired else 1)
     if args.command == "enrich":
         from enrich.daily import enrich_day
@@ -169,11 +175,13 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf.doctor import BAD, WARN, run_setup_doctor
         if args.fix:
             from enrich.config import load_ai_config
+            from enrich.doctor import fix_circuit
             from enrich.workspace import install_permission_block, prepare_workspace
 
             workspace, problem = prepare_workspace(settings)
             print(f"fix  workspace: {problem or workspace}")
             print(f"fix  permissions: {install_permission_block(settings, load_ai_config(settings))[1]}")
+            print(f"fix  circuit: {fix_circuit(settings)}")
         checks = run_setup_doctor(settings)
         for check in checks:
             print(check.line)
@@ -226,6 +234,18 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "sim":
         return serve_command(args)
     raise DmfError(f"unknown command {args.command}")
+
+
+def _built_verdict(settings: Settings, as_of: date) -> str:
+    """`dmf build --as-of`: the day's verdict as the marts now say it, or why they cannot."""
+    from dmf.build import unpublishable_reason
+    from dmf.run import day_verdict
+
+    problem = unpublishable_reason(settings)
+    if problem:
+        return f"{as_of}  verdict unknown: {problem}"
+    verdict, reason = day_verdict(settings, as_of)
+    return f"{as_of}  {verdict}" + (f": {reason}" if reason and verdict != "accepted" else "")
 
 
 def proposals_command(settings: Settings, args: argparse.Namespace) -> int:
@@ -303,12 +323,10 @@ def check_not_before_latest_load(settings: Settings, as_of: date) -> None:
         return
     import duckdb
 
+    from settings.warehouse import table_exists
+
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        exists = con.execute(
-            "select count(*) from information_schema.tables "
-            "where table_schema = 'mfds_raw' and table_name = 'load_runs'"
-        ).fetchone()
-        if not exists or not exists[0]:
+        if not table_exists(con, "mfds_raw", "load_runs"):
             return
         latest = con.execute("select max(as_of_date) from mfds_raw.load_runs").fetchone()
     if latest and latest[0] is not None and as_of < latest[0]:

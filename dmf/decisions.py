@@ -18,6 +18,7 @@ import duckdb
 from dmf.build import build
 from settings.config import Settings
 from settings.errors import ConfigError, DmfError
+from settings.warehouse import table_exists
 from pipelines.mfds.settings import DATASET_NAME
 
 DECISIONS_TABLE = "load_decisions"
@@ -40,10 +41,7 @@ class DayLoad:
 
 
 def _marts_built(con: duckdb.DuckDBPyConnection) -> bool:
-    row = con.execute(
-        "select count(*) from information_schema.tables where table_schema = 'marts' and table_name = 'dmf_loads'"
-    ).fetchone()
-    return bool(row and row[0])
+    return table_exists(con, "marts", "dmf_loads")
 
 
 def day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> DayLoad | None:

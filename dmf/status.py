@@ -16,6 +16,7 @@ import duckdb
 
 from settings.config import Settings, today_in_seoul
 from settings.errors import DmfError
+from settings.warehouse import table_exists
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
 AI_NEEDS_PERSON = frozenset({"binary_missing", "auth", "model_not_found", "schema_invalid",
@@ -40,8 +41,7 @@ class DayStatus:
 
 
 def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date, tuple]:
-    has_ai = con.execute("select count(*) from information_schema.tables where table_schema = "
-                         "'enrichment' and table_name = 'enrichment_run'").fetchone()[0] == 1
+    has_ai = table_exists(con, "enrichment", "enrichment_run")
     ai = ("""left join (
                 select as_of_date, status, skip_reason,
                        row_number() over (partition by as_of_date order by created_at desc, run_id desc) as n
@@ -102,8 +102,7 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
     first = today - timedelta(days=days - 1)
     try:
         with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            built = con.execute("select count(*) from information_schema.tables where table_schema = 'marts' "
-                                "and table_name in ('dmf_loads', 'dmf_daily_summary')").fetchone()[0] == 2
+            built = table_exists(con, "marts", "dmf_loads", "dmf_daily_summary")
             if not built:
                 raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)

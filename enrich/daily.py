@@ -78,7 +78,8 @@ def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
     return facts
 
 
-def render_daily(as_of: date, payload: DailyPayload, schema: dict) -> RenderedPrompt:
+def render_briefing_prompt(as_of: date, payload: DailyPayload, schema: dict) -> RenderedPrompt:
+    """The UC1 briefing prompt for agy (not the xlsx: that is reports.daily.render_daily)."""
     omitted = dict(payload.omitted)
     values = {
         "RUN_DATE": as_of.isoformat(),
@@ -101,7 +102,7 @@ def build_prompt(as_of: date, facts: DayFacts, schema: dict, cfg: AiConfig) -> t
     while True:
         payload = build_daily_payload(facts.summary, facts.events, facts.changes, facts.signals,
                                       facts.unmatched, max_events=limit)
-        prompt = render_daily(as_of, payload, schema)
+        prompt = render_briefing_prompt(as_of, payload, schema)
         if len(prompt.text) <= cfg.cmdline_safe_chars or limit <= MIN_EVENTS_IN_PROMPT:
             return prompt, payload
         limit = max(MIN_EVENTS_IN_PROMPT, int(limit * 0.8))

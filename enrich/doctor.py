@@ -1,5 +1,6 @@
 """`dmf doctor` for the AI layer: is agy usable, and is it still tool-less? (design §3.5, §10.5,
-§13.2). Each check is a value; nothing raises and nothing is changed."""
+§13.2). Each check is a value; nothing raises and nothing is changed, except by
+`fix_circuit` (`dmf doctor --fix`), which a person asks for."""
 from __future__ import annotations
 
 import json
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import jsonschema
 
-from enrich.budget import CircuitBreaker, TokenBudget
-from enrich.client import child_env, resolve_binary
+from enrich.budget import CLOSED, CircuitBreaker, TokenBudget
+from enrich.client import ErrorKind, child_env, resolve_binary
 from enrich.config import load_ai_config
 from enrich.render import PROMPTS_DIR, SCHEMAS_DIR, TOKEN
 from enrich.workspace import ROOT_AGENTS, agy_settings_path, check_permissions, check_workspace
@@ -116,3 +117,38 @@ def run_doctor(settings: Settings) -> list[Check]:
     except Exception as exc:  # doctor must always answer
         checks.append(Check("ai_doctor", False, f"the AI checks stopped early ({type(exc).__name__})."))
     return checks
+
+
+def _circuit(settings: Settings) -> CircuitBreaker:
+    cfg = load_ai_config(settings)
+    return CircuitBreaker(settings.state_dir / "agy_circuit.json", cfg.circuit_failure_threshold,
+                          cfg.circuit_open_hours)
+
+
+def fix_circuit(settings: Settings) -> str:
+    """`dmf doctor --fix`: closes a circuit that a missing agy opened, once agy is found and runs.
+
+    Why: a missing binary opens the circuit for `circuit_open_hours` (24 h); a person who has
+    since installed agy should not wait a day for the AI text. Only a circuit opened by a
+    launch failure is reset, and only after `agy models` answers: one opened by quota, auth or
+    timeouts is about the service, not the installation, and closes by its own cool-down.
+    Returns what it did, one line; never raises.
+    """
+    try:
+        circuit = _circuit(settings)
+        state = circuit.read()
+        if state.state == CLOSED:
+            return "AI circuit closed; nothing to reset."
+        if state.last_error_kind != ErrorKind.LAUNCH_FAILED.value:
+            return (f"AI circuit {state.state} after {state.last_error_kind or 'failures'}: left as is "
+                    "(not a missing agy; it lets a trial call through after its cool-down).")
+        binary = resolve_binary(load_ai_config(settings).binary)
+        if binary is None:
+            return f"AI circuit {state.state} after launch_failed: left as is, {AGY_NOT_FOUND} yet."
+        names, problem = _models(binary)
+        if names is None:
+            return f"AI circuit {state.state} after launch_failed: left as is, agy at {binary} does not run ({problem})."
+        circuit.reset()
+        return f"AI circuit reset (was {state.state} after launch_failed): agy at {binary} now runs."
+    except Exception as exc:  # doctor always answers
+        return f"AI circuit not checked ({type(exc).__name__})."

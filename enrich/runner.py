@@ -18,6 +18,7 @@ from enrich.client import AgyClient, CallResult
 from enrich.config import AiConfig
 from enrich.workspace import prepare_workspace
 from settings.config import Settings
+from settings.warehouse import table_exists
 
 T = TypeVar("T")
 
@@ -122,7 +123,7 @@ def open_warehouse(settings: Settings) -> tuple[duckdb.DuckDBPyConnection | None
 
 
 def missing_marts(con: duckdb.DuckDBPyConnection, names: Sequence[str] = REQUIRED_MARTS) -> list[str]:
-    return [n for n in names if not store.table_exists(con, "marts", n)]
+    return [n for n in names if not table_exists(con, "marts", n)]
 
 
 def write_run(settings: Settings, run: Mapping[str, Any], items: Sequence[Mapping[str, Any]] = (),

@@ -139,13 +139,6 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(statement)
 
 
-def table_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
-    row = con.execute(
-        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-        [schema, name]).fetchone()
-    return bool(row and row[0])
-
-
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
     cur = con.execute(sql, list(params))
     names = [d[0] for d in cur.description]

@@ -1,6 +1,7 @@
 {#- A gate that fires fails `dbt build` (tests on int_load_signals), which skips every model
-    that publishes events. These hooks make the rejection stick: the fired load's signals are
-    recorded in the raw layer, so the next build compares new loads with the last accepted one
+    that publishes events. The build (dmf/build.py) then calls
+    `dbt run-operation record_gate_rejections` to make the rejection stick: the fired load's
+    signals are recorded in the raw layer, so the next build compares new loads with the last accepted one
     and a full refresh reproduces the same history. A build holding several new loads (a
     backfill) records one rejection per build, the earliest, so each later load is judged
     against the loads that were really accepted before it. -#}
@@ -12,6 +13,11 @@
 
 {% macro create_gate_rejections() -%}
     create schema if not exists {{ raw_schema() }};
+    {{ gate_rejections_table() }}
+{%- endmacro %}
+
+
+{% macro gate_rejections_table() -%}
     create table if not exists {{ raw_schema() }}.rejected_load_signals (
         load_id varchar,
         as_of_date date,
@@ -30,14 +36,68 @@
 {%- endmacro %}
 
 
-{% macro record_gate_rejections() -%}
-    {%- set signals = none -%}
-    {%- if execute and flags.WHICH in ['build', 'run', 'test'] -%}
-        {%- set signals = adapter.get_relation(
-            database=target.database, schema='intermediate', identifier='int_load_signals'
-        ) -%}
+{% macro gate_signals_relation() -%}
+    {#- int_load_signals as dbt built it: the node's own database, schema and alias from the
+        graph, so a renamed schema, an alias or a custom generate_schema_name is followed. A
+        model dbt cannot read back (disabled, ephemeral, never built, not a table or view) is
+        an error, never a silent no-op: a rejection that is not recorded would make every
+        later build compare with the rejected load. -#}
+    {%- set nodes = graph.nodes.values()
+        | selectattr('resource_type', 'equalto', 'model')
+        | selectattr('name', 'equalto', 'int_load_signals')
+        | list -%}
+    {%- if nodes | length != 1 -%}
+        {{ exceptions.raise_compiler_error(
+            'cannot record the gate rejection: the project has no enabled model int_load_signals') }}
     {%- endif -%}
-    {%- if signals is not none -%}
+    {%- set node = nodes[0] -%}
+    {%- if node.config.materialized == 'ephemeral' -%}
+        {{ exceptions.raise_compiler_error(
+            'cannot record the gate rejection: int_load_signals is ephemeral, so the warehouse has no relation to read its signals from') }}
+    {%- endif -%}
+    {%- set relation = adapter.get_relation(
+        database=node.database, schema=node.schema, identifier=node.alias or node.name) -%}
+    {%- set where = [node.database, node.schema, node.alias or node.name] | select | join('.') -%}
+    {%- if relation is none -%}
+        {{ exceptions.raise_compiler_error(
+            'cannot record the gate rejection: int_load_signals is not in the warehouse at ' ~ where) }}
+    {%- endif -%}
+    {%- if relation.type not in ['table', 'view'] -%}
+        {{ exceptions.raise_compiler_error(
+            'cannot record the gate rejection: ' ~ where ~ ' is a ' ~ relation.type ~ ', not a table or view') }}
+    {%- endif -%}
+    {{ return(relation) }}
+{%- endmacro %}
+
+
+{% macro record_gate_rejections() -%}
+    {#- `dbt run-operation record_gate_rejections`, called by the build (dmf/build.py)
+        right after the gate test failed. Records the earliest fired load that is neither
+        recorded nor accepted by a person, and logs which one (or that none was new). -#}
+    {%- if not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set signals = gate_signals_relation() -%}
+    {%- do run_query('create schema if not exists ' ~ raw_schema()) -%}
+    {%- do run_query(gate_rejections_table()) -%}
+    {%- set earliest -%}
+        {#- Only the earliest fired load: a later load of the same build was compared with it,
+            and must be judged again against the last accepted load (dmf/build.py builds
+            again until no gate fires), exactly as if the days had been built one by one. -#}
+        select load_id
+        from {{ signals }}
+        where is_gate and fired and not accepted_by_person
+            and load_id not in (select load_id from {{ raw_schema() }}.rejected_load_signals)
+        order by as_of_date, load_id
+        limit 1
+    {%- endset -%}
+    {%- set found = run_query(earliest) -%}
+    {%- if found.rows | length == 0 -%}
+        {%- do log('gate rejections: no new fired load to record', info=true) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set load_id = found.rows[0][0] -%}
+    {%- set insert -%}
         insert into {{ raw_schema() }}.rejected_load_signals
         select
             load_id,
@@ -54,19 +114,9 @@
             description,
             current_timestamp
         from {{ signals }}
-        where load_id = (
-            {#- Only the earliest fired load: a later load of the same build was compared with it,
-                and must be judged again against the last accepted load (dmf/build.py
-                builds again until no gate fires), exactly as if the days had been built one
-                by one. -#}
-            select load_id
-            from {{ signals }}
-            where is_gate and fired and not accepted_by_person
-                and load_id not in (select load_id from {{ raw_schema() }}.rejected_load_signals)
-            order by as_of_date, load_id
-            limit 1
-        )
-    {%- else -%}
-        select 1
-    {%- endif -%}
+        where load_id = ({{ earliest }})
+    {%- endset -%}
+    {%- do run_query(insert) -%}
+    {%- do adapter.commit() -%}
+    {%- do log('gate rejections: recorded load ' ~ load_id ~ ' from ' ~ signals, info=true) -%}
 {%- endmacro %}

@@ -16,6 +16,7 @@ import duckdb
 
 from notify.policy import DayFacts, day_level, read_facts
 from reports.actions import Action, day_actions
+from settings.warehouse import table_exists
 
 MAX_ACTIONS = 30
 LEVEL_TAG = {"CRITICAL": "[긴급]", "WARN": "[경고]", "INFO": ""}
@@ -44,14 +45,8 @@ def _fetch_one(con, sql: str, params: list[Any]) -> dict[str, Any] | None:
     return dict(zip(names, row)) if row else None
 
 
-def _has(con, schema: str, name: str) -> bool:
-    found = con.execute("select count(*) from information_schema.tables "
-                        "where table_schema = ? and table_name = ?", [schema, name]).fetchone()
-    return bool(found and found[0])
-
-
 def _ai_headline(con, as_of: date) -> str | None:
-    if not _has(con, "enrichment", "enrichment_run"):
+    if not table_exists(con, "enrichment", "enrichment_run"):
         return None
     row = con.execute("""select headline from enrichment.enrichment_run
                          where as_of_date = ? and kind = 'daily' and status = 'OK'
@@ -77,7 +72,7 @@ def daily_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | No
     if facts.verdict == "missing":
         return None  # no load for the day: there is no summary to give (a failed run alerts)
     summary = (_fetch_one(con, "select * from marts.dmf_daily_summary where as_of_date = ?", [as_of])
-               if _has(con, "marts", "dmf_daily_summary") else None) or {}
+               if table_exists(con, "marts", "dmf_daily_summary") else None) or {}
     actions: list[Action] = day_actions(con, as_of) if summary else []
     level = day_level(facts, int(summary.get("critical_count") or 0))
     headline = _ai_headline(con, as_of) if facts.verdict == "accepted" else None
@@ -151,7 +146,7 @@ WEEKLY_METRICS = {"new_count": "신규", "changed_count": "변경", "withdrawn_c
 
 def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None) -> Message:
     rows = []
-    if _has(con, "marts", "rpt_weekly_totals"):
+    if table_exists(con, "marts", "rpt_weekly_totals"):
         cur = con.execute("""select metric, this_week, previous_week, period_start, period_end
                              from marts.rpt_weekly_totals where report_date = ? order by metric_order""",
                           [as_of])

@@ -23,6 +23,7 @@ from typing import Any
 import duckdb
 
 from notify import store
+from settings.warehouse import table_exists
 
 PIPELINE = "pipeline"
 AI = "ai"
@@ -65,22 +66,16 @@ class DayFacts:
     action_required: bool        # an anomaly run of the day judged ACTION_REQUIRED
 
 
-def _has(con, schema: str, name: str) -> bool:
-    found = con.execute("select count(*) from information_schema.tables "
-                        "where table_schema = ? and table_name = ?", [schema, name]).fetchone()
-    return bool(found and found[0])
-
-
 def read_facts(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
     verdict, reason = "missing", "이 날짜의 적재 기록이 없습니다"
-    if _has(con, "marts", "dmf_loads"):
+    if table_exists(con, "marts", "dmf_loads"):
         row = con.execute("""select verdict, reason from marts.dmf_loads where as_of_date = ?
                              order by finished_at desc nulls last, load_id desc limit 1""",
                           [as_of]).fetchone()
         if row:
             verdict, reason = row[0], row[1]
     ai_outcome, invalid_days, action_required = None, 0, False
-    if _has(con, "enrichment", "enrichment_run"):
+    if table_exists(con, "enrichment", "enrichment_run"):
         row = con.execute("""select status, skip_reason from enrichment.enrichment_run
                              where as_of_date = ? and kind = 'daily'
                              order by created_at desc, run_id desc limit 1""", [as_of]).fetchone()

@@ -16,6 +16,7 @@ import duckdb
 from reports.actions import WHAT_HAPPENED, describe_change
 from reports.layout import EVENT_LABEL, SEVERITY_LABEL
 from settings.config import Settings
+from settings.warehouse import table_exists
 
 MARTS = "marts"
 MAX_MATCHES = 20
@@ -148,9 +149,7 @@ def history_text(settings: Settings, *, ingredient: str | None = None, permit_no
     if not settings.duckdb_path.is_file():
         raise DmfError(f"no warehouse at {settings.duckdb_path}: run `dmf run` (or `dmf demo` to try).")
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        built = con.execute("select count(*) from information_schema.tables where table_schema = ? "
-                            "and table_name = 'dmf_registration_history'", [MARTS]).fetchone()[0]
-        if not built:
+        if not table_exists(con, MARTS, "dmf_registration_history"):
             raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
         keys = find_keys(con, ingredient=ingredient, permit_no=permit_no, applicant=applicant)
         if not keys:

@@ -17,6 +17,8 @@ from typing import Any
 
 import duckdb
 
+from settings.warehouse import table_exists
+
 MARTS = "marts"
 ENRICHMENT = "enrichment"
 TREND_DAYS = 30
@@ -305,9 +307,7 @@ NOTIFY = "notify"
 
 
 def _notify_ready(con) -> bool:
-    row = con.execute("select count(*) from information_schema.tables where table_schema = ? "
-                      "and table_name in ('alerts', 'deliveries')", [NOTIFY]).fetchone()
-    return bool(row and row[0] == 2)
+    return table_exists(con, NOTIFY, "alerts", "deliveries")
 
 
 def notify_alerts(con, first_day: date, last_day: date) -> list[Row]:

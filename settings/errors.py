@@ -10,8 +10,3 @@ class DmfError(Exception):
 class ConfigError(DmfError):
     """The configuration is missing or wrong (key, URL, paths)."""
 
-
-class GateRejected(DmfError):
-    """An integrity gate rejected the load: nothing from it was published."""
-
-    exit_code = 2

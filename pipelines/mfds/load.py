@@ -26,6 +26,7 @@ from pipelines.mfds.helpers import FetchResult, redact
 from pipelines.mfds.row_versions import HashCollision, create_items_view, has_items_table, migrate_items_table, stored_versions
 from settings.storage import write_failure
 from settings.url_policy import base_url_problem
+from settings.warehouse import table_exists
 from pipelines.mfds.settings import (
     DATASET_NAME,
     MEMBERSHIP_TABLE,
@@ -102,23 +103,15 @@ def mfds_pipeline(settings: Settings) -> dlt.Pipeline:
     )
 
 
-def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
-    row = con.execute(
-        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-        [schema, table],
-    ).fetchone()
-    return bool(row and row[0])
-
-
 def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:
     """The latest complete load for `as_of` that the gates have not rejected, if any."""
     if not settings.duckdb_path.exists():
         return None
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        if not _table_exists(con, DATASET_NAME, RUNS_TABLE):
+        if not table_exists(con, DATASET_NAME, RUNS_TABLE):
             return None
         not_rejected = ""
-        if _table_exists(con, "marts", "dmf_loads"):
+        if table_exists(con, "marts", "dmf_loads"):
             not_rejected = (
                 " and load_id not in (select load_id from marts.dmf_loads where verdict = 'rejected')"
             )
@@ -160,7 +153,7 @@ def _forget_uncompleted_jobs(settings: Settings, pipeline: dlt.Pipeline, package
     }
     with duckdb.connect(str(settings.duckdb_path)) as con:
         for table in sorted(tables & {VERSIONS_TABLE, MEMBERSHIP_TABLE, RUNS_TABLE}):
-            if _table_exists(con, DATASET_NAME, table):
+            if table_exists(con, DATASET_NAME, table):
                 deleted = con.execute(
                     f"delete from {DATASET_NAME}.{table} where _dlt_load_id = ?", [package_id]
                 ).fetchone()
@@ -208,7 +201,7 @@ def _ensure_items_table(settings: Settings, pipeline: dlt.Pipeline) -> None:
     """A load without items must still leave both item tables with every column (dbt reads
     them), and the `dmf_items` view over them."""
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        missing = not all(_table_exists(con, DATASET_NAME, t) for t in (VERSIONS_TABLE, MEMBERSHIP_TABLE))
+        missing = not table_exists(con, DATASET_NAME, VERSIONS_TABLE, MEMBERSHIP_TABLE)
     if missing:
         pipeline.run(empty_items_tables(), schema=pipeline.default_schema, loader_file_format="insert_values")
     with duckdb.connect(str(settings.duckdb_path)) as con:

@@ -2,7 +2,8 @@
 {#- The integrity gates (is_gate in seed signal_catalog: total_count_drop, zero_records, all_changed,
     withdrawn_share, identity_churn, field_fill_collapse). A row here means the
     load named in it must not become events: this failure makes `dbt build` skip every model
-    that publishes them, and the on-run-end hook records the load as rejected. -#}
+    that publishes them, and `dmf build` records the load as rejected
+    (`dbt run-operation record_gate_rejections`). -#}
 
 select
     load_id,

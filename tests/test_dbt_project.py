@@ -5,14 +5,18 @@ import dataclasses
 import json
 import shutil
 from datetime import date
+from pathlib import Path
 
+import duckdb
 import pytest
+import yaml
 
 from dmf.build import build, invoke_dbt
 from conftest import SERVICE_KEY, read_jsonl
 from scenarios import DaysSource, run_days
 
 DAY_1, DAY_2 = date(2026, 9, 25), date(2026, 10, 8)
+PROJECT_DIR = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +103,90 @@ def test_a_malformed_seed_edit_fails_the_build_with_a_named_test(replayed, tmp_p
 
     assert not outcome.success
     assert any(failure.startswith(failing_test) for failure in outcome.failures), outcome.failures
+
+
+# --- the marts people query: contracts and grains ---------------------------------------------
+
+MART_DIRS = (PROJECT_DIR / "models" / "marts", PROJECT_DIR / "models" / "marts" / "reporting")
+DUPLICATED_MARTS = ("dmf_signals", "dmf_event_field_changes", "dmf_registration_history")
+
+
+def mart_properties() -> dict[str, dict]:
+    """The YAML properties of every model whose SQL file sits in models/marts or its reporting/."""
+    sql = {path.stem for folder in MART_DIRS for path in folder.glob("*.sql")}
+    found = {}
+    for folder in MART_DIRS:
+        for path in folder.glob("_*__models.yml"):
+            for model in yaml.safe_load(path.read_text(encoding="utf-8"))["models"]:
+                found[model["name"]] = model
+    assert sql <= set(found), f"marts without YAML: {sorted(sql - set(found))}"
+    return {name: found[name] for name in sorted(sql)}
+
+
+def test_every_mart_has_an_enforced_contract_with_a_type_per_column():
+    untyped = {name: [c["name"] for c in model["columns"] if not c.get("data_type")]
+               for name, model in mart_properties().items()}
+    unenforced = [name for name, model in mart_properties().items()
+                  if not model.get("config", {}).get("contract", {}).get("enforced")]
+    assert unenforced == []
+    assert {name: cols for name, cols in untyped.items() if cols} == {}
+
+
+def test_every_mart_has_a_grain_test():
+    def grain(model: dict) -> bool:
+        compound = any("unique_combination_of_columns" in test for test in model.get("data_tests", [])
+                       if isinstance(test, dict))
+        return compound or any("unique" in (c.get("data_tests") or []) for c in model["columns"])
+
+    assert [name for name, model in mart_properties().items() if not grain(model)] == []
+
+
+def _results(settings) -> dict[str, str]:
+    results = json.loads((settings.state_dir / "dbt" / "target" / "run_results.json").read_text())
+    return {r["unique_id"].split(".")[2]: r["status"] for r in results["results"]
+            if r["unique_id"].startswith("test.")}
+
+
+def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, tmp_path):
+    process = invoke_dbt(replayed, "test", "--select", "test_name:unique_combination_of_columns")
+    passed = _results(replayed)
+    assert process.returncode == 0, process.stdout[-2000:]
+    assert len(passed) == 8 and set(passed.values()) == {"pass"}
+
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    with duckdb.connect(str(warehouse)) as con:
+        for mart in DUPLICATED_MARTS:
+            assert con.execute(f"select count(*) from marts.{mart}").fetchone()[0] > 0, mart
+            con.execute(f"insert into marts.{mart} select * from marts.{mart} limit 1")
+    duplicated = dataclasses.replace(replayed, duckdb_path=warehouse, state_dir=tmp_path / "state")
+
+    process = invoke_dbt(duplicated, "test", "--select",
+                         *[f"{mart},test_name:unique_combination_of_columns" for mart in DUPLICATED_MARTS])
+
+    assert process.returncode != 0
+    failed = _results(duplicated)
+    assert sorted(failed.values()) == ["fail"] * len(DUPLICATED_MARTS)
+    assert {mart for mart in DUPLICATED_MARTS
+            for name in failed if name.startswith(f"unique_combination_of_columns_{mart}_")} == set(DUPLICATED_MARTS)
+
+
+def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(replayed.project_dir, project, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info",
+    ))
+    marts_yml = project / "models" / "marts" / "_marts__models.yml"
+    text = marts_yml.read_text(encoding="utf-8")
+    typed = "  - name: watch_term\n    data_type: varchar\n"
+    assert typed in text
+    marts_yml.write_text(text.replace(typed, "  - name: watch_term\n    data_type: integer\n"), encoding="utf-8")
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
+
+    process = invoke_dbt(settings, "run", "--select", "dmf_watchlist_unmatched")
+
+    assert process.returncode != 0
+    assert "enforced contract that failed" in process.stdout
+    assert "watch_term" in process.stdout

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import duckdb
 
+from mart_contracts import create_mart_tables, mart_contracts
+
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 REPORTING_MODELS = PROJECT_DIR / "models" / "marts" / "reporting"
 
@@ -52,50 +54,25 @@ class Scenario:
     no_load_day: date = NO_LOAD_DAY
 
 
-DDL = """
-create schema if not exists marts;
-create table marts.dmf_loads (
-    load_id varchar, as_of_date date, verdict varchar, reason varchar, is_baseline boolean,
-    previous_accepted_load_id varchar, previous_accepted_as_of date, total_count integer,
-    fetched_count integer, distinct_count integer, duplicate_count integer, pages integer,
-    requests integer, retries integer, duration_s double, started_at timestamptz,
-    finished_at timestamptz, rejected_gates varchar, decision varchar, decided_by varchar,
-    decision_reason varchar, decided_at timestamptz
-);
-create table marts.dmf_events (
-    event_id varchar, as_of_date date, load_id varchar, dmf_key varchar, permit_no varchar,
-    event_type varchar, severity varchar, severity_rank integer, rule_priority integer,
-    on_watchlist boolean, watch_terms varchar, ingredient_name varchar, applicant varchar,
-    applicant_bizrno varchar, manufacturer varchar, manufacture_place varchar,
-    countries varchar, permit_date date, notice_code varchar, changed_fields varchar,
-    change_kind varchar, absent_days integer, watch_matches varchar
-);
-create table marts.dmf_event_field_changes (
-    as_of_date date, dmf_key varchar, permit_no varchar, field_name varchar,
-    before_value varchar, after_value varchar, change_kind varchar, change_detail varchar,
-    severity varchar, severity_rank integer, on_watchlist boolean, removed_entries varchar[],
-    added_entries varchar[]
-);
-create table marts.dmf_signals (
-    as_of_date date, load_id varchar, signal_id varchar, is_gate boolean, fired boolean,
-    severity varchar, observed double, baseline double, baseline_text varchar,
-    window_text varchar, context varchar, description varchar, description_ko varchar,
-    what_to_check_ko varchar
-);
-create table marts.dmf_registrations (
-    dmf_key varchar, permit_no varchar, ingredient_name varchar, applicant varchar,
-    applicant_bizrno varchar, manufacturer varchar, manufacture_place varchar,
-    countries varchar, permit_date date, notice_code varchar, on_watchlist boolean
-);
-create table marts.dmf_registration_history (
-    dmf_key varchar, version_no integer, valid_from date, valid_to date, is_current boolean,
-    permit_no varchar, ingredient_name varchar, applicant varchar, applicant_bizrno varchar,
-    manufacturer varchar, manufacture_place varchar, countries varchar
-);
-create table marts.dmf_watchlist_unmatched (
-    as_of_date date, watch_term varchar, term_kind varchar, candidates varchar
-);
-"""
+# The marts the fixture fills, created from their dbt contracts (tests/mart_contracts.py);
+# dmf_daily_summary is then derived from the others, as dbt does.
+FIXTURE_MARTS = ["dmf_loads", "dmf_events", "dmf_event_field_changes", "dmf_signals",
+                 "dmf_registrations", "dmf_registration_history", "dmf_watchlist_unmatched",
+                 "dmf_daily_summary"]
+LOAD_COLUMNS = ("load_id, as_of_date, verdict, reason, is_baseline, previous_accepted_load_id, "
+                "previous_accepted_as_of, total_count, fetched_count, distinct_count, "
+                "duplicate_count, pages, requests, retries, duration_s, started_at, finished_at, "
+                "rejected_gates")
+SIGNAL_COLUMNS = ("as_of_date, load_id, signal_id, is_gate, fired, severity, observed, baseline, "
+                  "baseline_text, window_text, context, description")
+REGISTRATION_COLUMNS = ("dmf_key, permit_no, ingredient_name, applicant, applicant_bizrno, "
+                        "manufacturer, manufacture_place, countries, permit_date, notice_code, "
+                        "on_watchlist")
+
+
+def _values(columns: str) -> str:
+    return f"({columns}) values ({', '.join('?' for _ in columns.split(', '))})"
+
 
 ENRICHMENT_DDL = """
 create schema if not exists enrichment;
@@ -324,7 +301,7 @@ def _bulk(b: _Builder, day: date, load_id: str, n: int) -> None:
 
 
 SUMMARY_SQL = """
-create table marts.dmf_daily_summary as
+insert into marts.dmf_daily_summary by name
 with latest_loads as (
     select * from marts.dmf_loads
     qualify row_number() over (partition by as_of_date order by finished_at desc, load_id desc) = 1
@@ -374,7 +351,7 @@ def _registrations(con: duckdb.DuckDBPyConnection) -> None:
                          "소재지", country, date(2019, 8, 1), "별표1", False))
     rows.append(("r999", None, AT_INGREDIENT, APPLICANTS[0][0], APPLICANTS[0][1],
                  FORMULA_MANUFACTURER, PLUS_PLACE, "대한민국", RICH_DAY, "", True))
-    con.executemany("insert into marts.dmf_registrations values (?,?,?,?,?,?,?,?,?,?,?)", rows)
+    con.executemany(f"insert into marts.dmf_registrations {_values(REGISTRATION_COLUMNS)}", rows)
 
 
 def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
@@ -478,18 +455,15 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
     b = _Builder()
     _populate(b, bulk_day_events)
     with duckdb.connect(str(path)) as con:
-        con.execute(DDL)
-        con.executemany("insert into marts.dmf_loads select ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-                        "null, null, null, null",
-                        b.loads)
+        create_mart_tables(con, FIXTURE_MARTS)
+        con.executemany(f"insert into marts.dmf_loads {_values(LOAD_COLUMNS)}", b.loads)
         _bulk_insert(con, "marts.dmf_events", b.events, path)
         change_cols = ["as_of_date", "dmf_key", "permit_no", "field_name", "before_value",
                        "after_value", "change_kind", "change_detail", "severity",
                        "severity_rank", "on_watchlist"]
         _bulk_insert(con, "marts.dmf_event_field_changes",
                      [dict(zip(change_cols, row)) for row in b.changes], path)
-        con.executemany("insert into marts.dmf_signals select ?,?,?,?,?,?,?,?,?,?,?,?, null, null",
-                        b.signals)
+        con.executemany(f"insert into marts.dmf_signals {_values(SIGNAL_COLUMNS)}", b.signals)
         # the Korean texts come from the seed, as in the dbt-built mart
         con.execute(
             "update marts.dmf_signals set description_ko = catalog.description_ko, "
@@ -499,7 +473,8 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
             [str(Path(__file__).resolve().parents[1] / "seeds" / "signal_catalog.csv")],
         )
         con.execute(
-            "insert into marts.dmf_watchlist_unmatched values (?, ?, ?, ?)",
+            "insert into marts.dmf_watchlist_unmatched (as_of_date, watch_term, term_kind, candidates) "
+            "values (?, ?, ?, ?)",
             [RICH_DAY, "=SUM(1)", "ingredient", json.dumps(["스말", "+섬"], ensure_ascii=False)])
         _registrations(con)
         con.execute(SUMMARY_SQL)
@@ -511,36 +486,14 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
 
 # --- the fixture's own checks: it must keep matching the contract -----------------------------
 
-CONTRACT_COLUMNS = {
-    "dmf_loads": "load_id as_of_date verdict reason is_baseline previous_accepted_load_id "
-                 "previous_accepted_as_of total_count fetched_count distinct_count duplicate_count "
-                 "pages requests retries duration_s started_at finished_at rejected_gates "
-                 "decision decided_by decision_reason decided_at",
-    "dmf_events": "event_id as_of_date load_id dmf_key permit_no event_type severity "
-                  "severity_rank rule_priority on_watchlist watch_terms ingredient_name applicant "
-                  "applicant_bizrno manufacturer manufacture_place countries permit_date "
-                  "notice_code changed_fields change_kind absent_days watch_matches",
-    "dmf_event_field_changes": "as_of_date dmf_key permit_no field_name before_value after_value "
-                               "change_kind change_detail severity severity_rank on_watchlist "
-                               "removed_entries added_entries",
-    "dmf_signals": "as_of_date load_id signal_id is_gate fired severity observed baseline "
-                   "baseline_text window_text context description description_ko what_to_check_ko",
-    "dmf_daily_summary": "as_of_date load_id verdict reason is_baseline registry_count new_count "
-                         "changed_count withdrawn_count event_count critical_count high_count "
-                         "medium_count info_count cosmetic_count watchlist_hit_count "
-                         "fired_signal_count fired_gate_count",
-    "dmf_watchlist_unmatched": "as_of_date watch_term term_kind candidates",
-}
-
-
 def contract_gaps(con: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
-    """Contract columns missing from the warehouse (works on dbt-built marts too)."""
+    """Contract columns (name and type) a mart of the warehouse lacks (works on dbt-built marts too)."""
     gaps = {}
-    for table, columns in CONTRACT_COLUMNS.items():
-        present = {r[0] for r in con.execute(
-            "select column_name from information_schema.columns "
+    for table, columns in mart_contracts().items():
+        present = {(name, data_type.lower()) for name, data_type in con.execute(
+            "select column_name, data_type from information_schema.columns "
             "where table_schema = 'marts' and table_name = ?", [table]).fetchall()}
-        missing = set(columns.split()) - present
+        missing = {f"{name} {data_type}" for name, data_type in columns} - {f"{n} {d}" for n, d in present}
         if missing:
             gaps[table] = missing
     return gaps

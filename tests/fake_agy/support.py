@@ -12,33 +12,14 @@ import duckdb
 
 from settings.config import PROJECT_DIR, Settings
 
+from mart_contracts import create_mart_tables
+
 FAKE_AGY = Path(__file__).resolve().parent / "agy"
 REAL_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mfds_real"
 
-MART_DDL = {
-    "dmf_loads": """load_id text, as_of_date date, verdict text, reason text, is_baseline boolean,
-        previous_accepted_load_id text, previous_accepted_as_of date, total_count integer,
-        fetched_count integer, distinct_count integer, duplicate_count integer, pages integer,
-        requests integer, retries integer, duration_s double, started_at timestamptz,
-        finished_at timestamptz, rejected_gates text""",
-    "dmf_events": """event_id text, as_of_date date, load_id text, dmf_key text, permit_no text,
-        event_type text, severity text, severity_rank integer, rule_priority integer,
-        on_watchlist boolean, watch_terms text, ingredient_name text, applicant text,
-        applicant_bizrno text, manufacturer text, manufacture_place text, countries text,
-        permit_date date, notice_code text, changed_fields text, change_kind text""",
-    "dmf_event_field_changes": """as_of_date date, dmf_key text, permit_no text, field_name text,
-        before_value text, after_value text, change_kind text, change_detail text, severity text,
-        severity_rank integer, on_watchlist boolean, removed_entries text[], added_entries text[]""",
-    "dmf_signals": """as_of_date date, load_id text, signal_id text, is_gate boolean, fired boolean,
-        severity text, observed double, baseline double, baseline_text text, window_text text,
-        context text, description text""",
-    "dmf_watchlist_unmatched": "as_of_date date, watch_term text, term_kind text, candidates text",
-    "dmf_daily_summary": """as_of_date date, load_id text, verdict text, reason text,
-        is_baseline boolean, registry_count integer, new_count integer, changed_count integer,
-        withdrawn_count integer, event_count integer, critical_count integer, high_count integer,
-        medium_count integer, info_count integer, cosmetic_count integer,
-        watchlist_hit_count integer, fired_signal_count integer, fired_gate_count integer""",
-}
+# The marts the enrich tests fill, created from their dbt contracts (tests/mart_contracts.py).
+MARTS = ["dmf_loads", "dmf_events", "dmf_event_field_changes", "dmf_signals",
+         "dmf_watchlist_unmatched", "dmf_daily_summary"]
 RANK = {"CRITICAL": 1, "HIGH": 2, "MEDIUM": 3, "INFO": 4, "COSMETIC": 5}
 
 
@@ -123,9 +104,7 @@ class Marts:
     def __init__(self, path: Path) -> None:
         self.path = path
         with duckdb.connect(str(path)) as con:
-            con.execute("create schema if not exists marts")
-            for name, cols in MART_DDL.items():
-                con.execute(f"create table if not exists marts.{name} ({cols})")
+            create_mart_tables(con, MARTS)
 
     def _insert(self, con, table: str, rows: list[dict[str, Any]]) -> None:
         if not rows:

@@ -23,7 +23,8 @@ from pathlib import Path
 import duckdb
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
-REPORTING_MODELS = PROJECT_DIR / "models" / "marts" / "reporting"
+MARTS_DIR = PROJECT_DIR / "models" / "marts"
+REPORTING_MODELS = MARTS_DIR / "reporting"
 
 BASELINE_DAY = date(2026, 10, 20)
 REJECTED_DAY = date(2026, 11, 14)
@@ -60,7 +61,7 @@ create table marts.dmf_loads (
     fetched_count integer, distinct_count integer, duplicate_count integer, pages integer,
     requests integer, retries integer, duration_s double, started_at timestamptz,
     finished_at timestamptz, rejected_gates varchar, decision varchar, decided_by varchar,
-    decision_reason varchar, decided_at timestamptz
+    decision_reason varchar, decided_at timestamptz, fetch_status varchar, load_status varchar
 );
 create table marts.dmf_events (
     event_id varchar, as_of_date date, load_id varchar, dmf_key varchar, permit_no varchar,
@@ -224,6 +225,7 @@ def _populate(b: _Builder, bulk_day_events: int) -> None:
             distinct, distinct + (2 if i % 7 == 0 else 0), distinct, 2 if i % 7 == 0 else 0,
             19, 19 + (i % 3), i % 3, 24.0 + (i % 5) * 1.5, _ts(day, 0, 30), _ts(day, 0, 31),
             "total_count_drop" if rejected else None,
+            "rejected_by_gate" if rejected else "baseline" if baseline else "accepted",
         ))
         b.signals.extend(_signal_rows(day, load_id, rejected=rejected, burst=day == RICH_DAY))
         if not rejected and not baseline and day != QUIET_DAY:
@@ -326,8 +328,8 @@ def _bulk(b: _Builder, day: date, load_id: str, n: int) -> None:
 SUMMARY_SQL = """
 create table marts.dmf_daily_summary as
 with latest_loads as (
-    select * from marts.dmf_loads
-    qualify row_number() over (partition by as_of_date order by finished_at desc, load_id desc) = 1
+    select loads.* from marts.dmf_day_decisions as day_decisions
+    inner join marts.dmf_loads as loads on loads.load_id = day_decisions.load_id
 ),
 event_counts as (
     select as_of_date,
@@ -436,12 +438,28 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
                     proposals)
 
 
+REF = re.compile(r"\{\{\s*ref\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
+
+
+def _plain_sql(sql: str, schema: str) -> str:
+    """A model's dbt SQL as DuckDB runs it: ref() → schema.table, config() and comments gone."""
+    body = REF.sub(lambda m: f"{schema}.{m.group(1)}", sql)
+    body = re.sub(r"\{#.*?#\}", "", body, flags=re.S)
+    return re.sub(r"\{\{\s*config\(.*?\)\s*\}\}", "", body, flags=re.S)
+
+
+def build_model(con: duckdb.DuckDBPyConnection, path: Path, schema: str = "marts") -> None:
+    """Build one mart from its dbt SQL file, so the fixture derives what dbt derives (for
+    dmf_day_decisions: which load decides each day) with the very same SQL."""
+    con.execute(f"create or replace table {schema}.{path.stem} as {_plain_sql(path.read_text(encoding='utf-8'), schema)}")
+
+
 def build_reporting_models(con: duckdb.DuckDBPyConnection, schema: str = "marts") -> list[str]:
     """Build the rpt_ models from their dbt SQL (ref() → schema.table), in dependency order."""
     files = sorted(REPORTING_MODELS.glob("rpt_*.sql"))
     pending = {p.stem: p.read_text(encoding="utf-8") for p in files}
     built: list[str] = []
-    ref = re.compile(r"\{\{\s*ref\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
+    ref = REF
     while pending:
         progressed = False
         for name, sql in sorted(pending.items()):
@@ -480,8 +498,9 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
     with duckdb.connect(str(path)) as con:
         con.execute(DDL)
         con.executemany("insert into marts.dmf_loads select ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-                        "null, null, null, null",
+                        "null, null, null, null, 'complete', ?",
                         b.loads)
+        build_model(con, MARTS_DIR / "dmf_day_decisions.sql")
         _bulk_insert(con, "marts.dmf_events", b.events, path)
         change_cols = ["as_of_date", "dmf_key", "permit_no", "field_name", "before_value",
                        "after_value", "change_kind", "change_detail", "severity",
@@ -515,7 +534,7 @@ CONTRACT_COLUMNS = {
     "dmf_loads": "load_id as_of_date verdict reason is_baseline previous_accepted_load_id "
                  "previous_accepted_as_of total_count fetched_count distinct_count duplicate_count "
                  "pages requests retries duration_s started_at finished_at rejected_gates "
-                 "decision decided_by decision_reason decided_at",
+                 "decision decided_by decision_reason decided_at fetch_status load_status",
     "dmf_events": "event_id as_of_date load_id dmf_key permit_no event_type severity "
                   "severity_rank rule_priority on_watchlist watch_terms ingredient_name applicant "
                   "applicant_bizrno manufacturer manufacture_place countries permit_date "
@@ -525,6 +544,9 @@ CONTRACT_COLUMNS = {
                                "removed_entries added_entries",
     "dmf_signals": "as_of_date load_id signal_id is_gate fired severity observed baseline "
                    "baseline_text window_text context description description_ko what_to_check_ko",
+    "dmf_day_decisions": "as_of_date load_id verdict load_status reason rejected_gates is_baseline "
+                         "previous_accepted_load_id previous_accepted_as_of fetch_status decision "
+                         "finished_at attempt_count",
     "dmf_daily_summary": "as_of_date load_id verdict reason is_baseline registry_count new_count "
                          "changed_count withdrawn_count event_count critical_count high_count "
                          "medium_count info_count cosmetic_count watchlist_hit_count "

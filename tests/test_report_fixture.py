@@ -477,6 +477,26 @@ def build_reporting_models(con: duckdb.DuckDBPyConnection, schema: str = "marts"
     return built
 
 
+def rendered_catalog(overrides: dict | None = None) -> list[dict[str, str]]:
+    """seeds/signal_catalog.csv with its {var} placeholders filled from dbt_project.yml's vars
+    (and `overrides`, like `--vars`), the way macro render_thresholds fills them in dbt:
+    a *_ratio as a percent, anything else as its value."""
+    import csv
+
+    import yaml
+
+    values = {**yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))["vars"],
+              **(overrides or {})}
+    texts = {name: f"{value * 100:g}%" if name.endswith("_ratio") else f"{value:g}"
+             for name, value in values.items() if isinstance(value, (int, float))}
+    with (PROJECT_DIR / "seeds" / "signal_catalog.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        for column in ("description", "what_to_check", "description_ko", "what_to_check_ko"):
+            row[column] = re.sub(r"\{([a-z_]+)\}", lambda m: texts.get(m.group(1), m.group(0)), row[column])
+    return rows
+
+
 def _bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], db: Path) -> None:
     """executemany is slow for the 10,000-event benchmark; a JSON file read by DuckDB is not."""
     if not rows:
@@ -509,13 +529,10 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
                      [dict(zip(change_cols, row)) for row in b.changes], path)
         con.executemany("insert into marts.dmf_signals select ?,?,?,?,?,?,?,?,?,?,?,?, null, null",
                         b.signals)
-        # the Korean texts come from the seed, as in the dbt-built mart
-        con.execute(
-            "update marts.dmf_signals set description_ko = catalog.description_ko, "
-            "what_to_check_ko = catalog.what_to_check_ko "
-            "from read_csv(?, header = true, all_varchar = true) as catalog "
-            "where catalog.signal_id = dmf_signals.signal_id",
-            [str(Path(__file__).resolve().parents[1] / "seeds" / "signal_catalog.csv")],
+        # the Korean texts come from the seed, rendered as in the dbt-built mart
+        con.executemany(
+            "update marts.dmf_signals set description_ko = ?, what_to_check_ko = ? where signal_id = ?",
+            [(row["description_ko"], row["what_to_check_ko"], row["signal_id"]) for row in rendered_catalog()],
         )
         con.execute(
             "insert into marts.dmf_watchlist_unmatched values (?, ?, ?, ?)",

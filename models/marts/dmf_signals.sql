@@ -17,7 +17,7 @@ recorded_rejections as (
 
 catalog as (
 
-    select * from {{ ref('signal_catalog') }}
+    select * from {{ ref('int_signal_catalog_rendered') }}
 
 ),
 

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import duckdb
 
+from model_sql import REF, build_day_decisions
+
 PROJECT_DIR = Path(__file__).resolve().parents[1]
-MARTS_DIR = PROJECT_DIR / "models" / "marts"
-REPORTING_MODELS = MARTS_DIR / "reporting"
+REPORTING_MODELS = PROJECT_DIR / "models" / "marts" / "reporting"
 
 BASELINE_DAY = date(2026, 10, 20)
 REJECTED_DAY = date(2026, 11, 14)
@@ -438,28 +439,12 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
                     proposals)
 
 
-REF = re.compile(r"\{\{\s*ref\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
-
-
-def _plain_sql(sql: str, schema: str) -> str:
-    """A model's dbt SQL as DuckDB runs it: ref() → schema.table, config() and comments gone."""
-    body = REF.sub(lambda m: f"{schema}.{m.group(1)}", sql)
-    body = re.sub(r"\{#.*?#\}", "", body, flags=re.S)
-    return re.sub(r"\{\{\s*config\(.*?\)\s*\}\}", "", body, flags=re.S)
-
-
-def build_model(con: duckdb.DuckDBPyConnection, path: Path, schema: str = "marts") -> None:
-    """Build one mart from its dbt SQL file, so the fixture derives what dbt derives (for
-    dmf_day_decisions: which load decides each day) with the very same SQL."""
-    con.execute(f"create or replace table {schema}.{path.stem} as {_plain_sql(path.read_text(encoding='utf-8'), schema)}")
-
-
 def build_reporting_models(con: duckdb.DuckDBPyConnection, schema: str = "marts") -> list[str]:
     """Build the rpt_ models from their dbt SQL (ref() → schema.table), in dependency order."""
     files = sorted(REPORTING_MODELS.glob("rpt_*.sql"))
     pending = {p.stem: p.read_text(encoding="utf-8") for p in files}
     built: list[str] = []
-    ref = REF
+    ref = REF  # from model_sql
     while pending:
         progressed = False
         for name, sql in sorted(pending.items()):
@@ -520,7 +505,7 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
         con.executemany("insert into marts.dmf_loads select ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
                         "null, null, null, null, 'complete', ?",
                         b.loads)
-        build_model(con, MARTS_DIR / "dmf_day_decisions.sql")
+        build_day_decisions(con)  # which load decides each day: the mart's own SQL
         _bulk_insert(con, "marts.dmf_events", b.events, path)
         change_cols = ["as_of_date", "dmf_key", "permit_no", "field_name", "before_value",
                        "after_value", "change_kind", "change_detail", "severity",

@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from model_sql import build_day_decisions
 from settings.config import PROJECT_DIR, Settings
 
 FAKE_AGY = Path(__file__).resolve().parent / "agy"
@@ -20,7 +21,8 @@ MART_DDL = {
         previous_accepted_load_id text, previous_accepted_as_of date, total_count integer,
         fetched_count integer, distinct_count integer, duplicate_count integer, pages integer,
         requests integer, retries integer, duration_s double, started_at timestamptz,
-        finished_at timestamptz, rejected_gates text""",
+        finished_at timestamptz, rejected_gates text, fetch_status text, load_status text,
+        decision text""",
     "dmf_events": """event_id text, as_of_date date, load_id text, dmf_key text, permit_no text,
         event_type text, severity text, severity_rank integer, rule_priority integer,
         on_watchlist boolean, watch_terms text, ingredient_name text, applicant text,
@@ -158,7 +160,9 @@ class Marts:
                 "is_baseline": False, "total_count": 9200, "fetched_count": 9200,
                 "distinct_count": 9200, "duplicate_count": 0, "pages": 19, "requests": 19,
                 "retries": 0, "duration_s": 40.0, "started_at": finished - timedelta(minutes=1),
-                "finished_at": finished, "rejected_gates": None if verdict == "accepted" else "total_count_drop"}])
+                "finished_at": finished, "rejected_gates": None if verdict == "accepted" else "total_count_drop",
+                "fetch_status": "complete", "load_status": "accepted" if verdict == "accepted" else "rejected_by_gate"}])
+            build_day_decisions(con)  # which load decides the day: the mart's own SQL
             self._insert(con, "dmf_daily_summary", [{
                 "as_of_date": as_of, "load_id": load_id, "verdict": verdict, "reason": None,
                 "is_baseline": False, "registry_count": 9200,

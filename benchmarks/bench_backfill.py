@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dmf.backfill import backfill  # noqa: E402
 from settings.config import load_settings  # noqa: E402
-from simulator.registry import SyntheticRegistry  # noqa: E402
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
 from simulator.replay import write_replay  # noqa: E402
 
 ISSUE_DAY_365_BUILD_S = 597  # issue 9's table: `dbt build` of day 365, table models
@@ -41,7 +41,7 @@ def main() -> None:
 
     load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
-    registry = SyntheticRegistry(seed=20261129, size=args.size, start_date=start)
+    registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size, start_date=start)
     days = {start + timedelta(days=n): registry.items_for(n + 1) for n in range(args.days)}
     generate_s = time.perf_counter() - t0
 

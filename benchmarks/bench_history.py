@@ -116,13 +116,14 @@ def main() -> None:
     build = importlib.import_module("dmf.build").build
     load_settings = importlib.import_module("settings.config").load_settings
     load_day = importlib.import_module("pipelines.mfds.load").load_day
-    SyntheticRegistry = importlib.import_module("simulator.registry").SyntheticRegistry
+    registry_module = importlib.import_module("simulator.registry")
+    SyntheticRegistry, DEFAULT_SEED = registry_module.SyntheticRegistry, registry_module.DEFAULT_SEED
     SimulatorServer = importlib.import_module("simulator.server").SimulatorServer
     import duckdb
 
     checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c.strip() and 0 < int(c) <= args.days})
     pre_builds = {c - 1 for c in checkpoints if c > 1} - set(checkpoints)
-    registry = SyntheticRegistry(seed=20261129, size=args.size)
+    registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
     loader = Path(importlib.import_module("pipelines").__file__ or "").parent
     print(f"project {project} (loader {loader}); {args.days} days of {args.size:,} records; checkpoints {checkpoints}"
           + (" (load only)" if args.load_only else ""))

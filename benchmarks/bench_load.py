@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from settings.config import load_settings  # noqa: E402
 from pipelines.mfds.load import load_day  # noqa: E402
-from simulator.registry import SyntheticRegistry  # noqa: E402
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
 from simulator.server import SimulatorServer  # noqa: E402
 
 KEY = "bench-key"
@@ -34,7 +34,7 @@ def main() -> None:
     start_date = date(2026, 11, 29)
 
     t0 = time.perf_counter()
-    registry = SyntheticRegistry(seed=20261129, size=args.size, start_date=start_date)
+    registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size, start_date=start_date)
     registry.items_for(args.day)  # build the day before timing the load
     generate_s = time.perf_counter() - t0
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dmf.build import build  # noqa: E402
 from settings.config import load_settings  # noqa: E402
 from pipelines.mfds.load import load_day  # noqa: E402
-from simulator.registry import SyntheticRegistry  # noqa: E402
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
 from simulator.server import SimulatorServer  # noqa: E402
 
 KEY = "bench-key"
@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--project", type=Path, default=None, help="project dir to build with (default: this checkout)")
     args = parser.parse_args()
 
-    registry = SyntheticRegistry(seed=20261129, size=args.size)
+    registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
     with tempfile.TemporaryDirectory(prefix="dmf-bench-watch-") as tmp, \
             SimulatorServer(registry, service_key=KEY) as sim:
         settings = load_settings({}).with_paths(

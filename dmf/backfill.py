@@ -83,10 +83,10 @@ def _published(settings: Settings) -> tuple[set[date], dict[date, dict[str, int]
 def _verdicts(settings: Settings, days: list[date]) -> dict[date, tuple[str, str | None]]:
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         rows = con.execute(
-            "select as_of_date, verdict, reason from marts.dmf_loads where as_of_date in "
-            f"({', '.join('?' for _ in days)}) order by finished_at, load_id", days,
+            "select as_of_date, verdict, reason from marts.dmf_day_decisions where as_of_date in "
+            f"({', '.join('?' for _ in days)})", days,
         ).fetchall()
-    return {row[0]: (row[1], row[2]) for row in rows}  # the latest load of each date wins
+    return {row[0]: (row[1], row[2]) for row in rows}
 
 
 def backfill(settings: Settings, path: Path, *, insert_before_published: bool = False,

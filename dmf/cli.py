@@ -16,6 +16,7 @@ from settings.config import Settings, check_as_of, check_directory, check_paths,
 from settings.errors import ConfigError, DmfError
 from settings.storage import write_failure
 from simulator.cli import add_serve_arguments, serve_command
+from simulator.registry import DEFAULT_SEED
 
 log = logging.getLogger("dmf")
 
@@ -59,7 +60,7 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--days", type=int, default=5, help="how many consecutive days (default 5)")
     demo.add_argument("--start", type=_as_of, default=None, metavar="YYYY-MM-DD",
                       help="first simulated day (default: so that the last day is today)")
-    demo.add_argument("--seed", type=int, default=20261129, help="seed of the synthetic registry")
+    demo.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the synthetic registry")
 
     run = commands.add_parser("run", help="the daily job: load, build with gates, enrich, report")
     _add_as_of(run)

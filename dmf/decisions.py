@@ -46,8 +46,8 @@ def _marts_built(con: duckdb.DuckDBPyConnection) -> bool:
 
 def day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> DayLoad | None:
     row = con.execute(
-        "select load_id, verdict, fetch_status, reason, rejected_gates, decision from marts.dmf_loads "
-        "where as_of_date = ? order by finished_at desc nulls last, load_id desc limit 1",
+        "select load_id, verdict, fetch_status, reason, rejected_gates, decision from marts.dmf_day_decisions "
+        "where as_of_date = ?",
         [as_of],
     ).fetchone()
     return DayLoad(*row) if row else None

@@ -15,7 +15,7 @@ from settings.config import Settings, today_in_seoul
 from dmf.lock import lock_path
 from pipelines.mfds.row_versions import raw_summary
 from dmf.run import run_day
-from simulator.registry import SyntheticRegistry
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry
 from simulator.server import DEFAULT_SERVICE_KEY, SimulatorServer
 from dmf.ground_truth import compare_days, table
 
@@ -50,7 +50,7 @@ def _clear(settings: Settings) -> None:
                 entry.unlink(missing_ok=True)
 
 
-def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, seed: int = 20261129) -> int:
+def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, seed: int = DEFAULT_SEED) -> int:
     settings = demo_settings(settings)
     _clear(settings)
     first_day = start or today_in_seoul() - timedelta(days=days - 1)

@@ -98,10 +98,10 @@ def check_warehouse(duckdb_path: Path) -> list[SetupCheck]:
         with duckdb.connect(str(duckdb_path), read_only=True) as con:
             tables = {name for (name,) in con.execute(
                 "select table_name from information_schema.tables where table_schema = 'marts'").fetchall()}
-            if not {"dmf_loads", "dmf_events", "dmf_daily_summary"} <= tables:
+            if not {"dmf_day_decisions", "dmf_events", "dmf_daily_summary"} <= tables:
                 return [SetupCheck("warehouse", BAD, f"{duckdb_path} is readable but not built: run `dmf build`.")]
-            last = con.execute("select as_of_date, verdict, reason from marts.dmf_loads "
-                               "order by as_of_date desc, finished_at desc nulls last limit 1").fetchone()
+            last = con.execute("select as_of_date, verdict, reason from marts.dmf_day_decisions "
+                               "order by as_of_date desc limit 1").fetchone()
     except duckdb.Error as exc:
         first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
         return [SetupCheck("warehouse", BAD, f"{duckdb_path} cannot be read ({first}); "

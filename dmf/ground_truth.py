@@ -90,8 +90,7 @@ def composed_truth(source, since: date, until: date) -> list[dict]:
 
 def _day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> tuple[str, bool, date | None] | None:
     return con.execute(
-        "select verdict, is_baseline, previous_accepted_as_of from marts.dmf_loads "
-        "where as_of_date = ? order by finished_at desc, load_id desc limit 1",
+        "select verdict, is_baseline, previous_accepted_as_of from marts.dmf_day_decisions where as_of_date = ?",
         [as_of],
     ).fetchone()
 

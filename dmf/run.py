@@ -1,6 +1,6 @@
 """`dmf run`: one logical day end to end — load, dbt build with its gates, enrich, report.
 
-The verdict of the day comes from the warehouse (marts.dmf_loads), never from this module:
+The verdict of the day comes from the warehouse (marts.dmf_day_decisions), never from this module:
 Python only sequences the steps and turns the verdict into an exit code.
 """
 from __future__ import annotations
@@ -29,11 +29,10 @@ class DayOutcome:
 
 
 def day_verdict(settings: Settings, as_of: date) -> tuple[str, str | None]:
-    """The verdict of the day's latest load attempt, as dbt decided it."""
+    """The verdict of the load that decides the day, as dbt decided it (marts.dmf_day_decisions)."""
     with duckdb.connect(str(settings.duckdb_path)) as con:
         row = con.execute(
-            "select verdict, reason from marts.dmf_loads where as_of_date = ? "
-            "order by finished_at desc, load_id desc limit 1",
+            "select verdict, reason from marts.dmf_day_decisions where as_of_date = ?",
             [as_of],
         ).fetchone()
     return (row[0], row[1]) if row else ("missing", "no load was recorded for this date")

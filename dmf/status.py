@@ -50,10 +50,7 @@ def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date,
           "left join (select null::date as as_of_date, null as status, null as skip_reason) as ai on false")
     rows = con.execute(f"""
         with loads as (
-            select *, row_number() over (
-                partition by as_of_date order by finished_at desc nulls last, load_id desc) as n
-            from marts.dmf_loads
-            where as_of_date between ? and ?
+            select * from marts.dmf_day_decisions where as_of_date between ? and ?
         )
         select loads.as_of_date, loads.verdict, loads.is_baseline, loads.reason, loads.rejected_gates,
                summary.new_count, summary.changed_count, summary.withdrawn_count,
@@ -61,7 +58,6 @@ def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date,
         from loads
         left join marts.dmf_daily_summary as summary on summary.as_of_date = loads.as_of_date
         {ai}
-        where loads.n = 1
     """, [first, last]).fetchall()
     return {row[0]: row[1:] for row in rows}
 
@@ -102,7 +98,7 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
     first = today - timedelta(days=days - 1)
     try:
         with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            built = table_exists(con, "marts", "dmf_loads", "dmf_daily_summary")
+            built = table_exists(con, "marts", "dmf_day_decisions", "dmf_daily_summary")
             if not built:
                 raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)

@@ -1,8 +1,11 @@
-"""AI-layer settings: the committed `enrich/agy.toml`, a local override, and the kill switch.
+"""AI-layer settings: the defaults below, the committed `enrich/agy.toml`, a local override, and
+the kill switch.
 
+Every knob and its default lives here, once (`AiConfig`); `enrich/agy.toml` and
+`<state_dir>/agy.toml` only override (the committed file repeats no default, a test checks it).
 Kept apart from `settings.config.Settings` because these knobs only matter to `enrich/` and
 because a broken or missing file must never stop the pipeline: loading never raises, it falls
-back to the defaults below (which mirror the committed file).
+back to these defaults.
 """
 from __future__ import annotations
 
@@ -32,31 +35,35 @@ DEFAULT_ERROR_PATTERNS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class AiConfig:
-    enabled: bool = True
-    binary: str = ""
-    model: str = "gemini-3.7-flash-medium"
-    effort: str = "medium"
+    """Each knob of the AI layer with its default; an `[enrich]` key of the same name overrides it."""
+
+    enabled: bool = True  # false: every run is SKIPPED with skip_reason 'disabled'
+    binary: str = ""  # empty: search the usual install places, then PATH; DMF_AGY_BINARY wins
+    model: str = "gemini-3.7-flash-medium"  # daily briefing; `dmf doctor` checks it against `agy models`
+    effort: str = "medium"  # raised one step (retry_effort) for the stricter retry
     retry_effort: str = "high"
-    print_timeout: str = "10m"
+    print_timeout: str = "10m"  # passed as --print-timeout; the process is killed after it + grace
     hard_kill_grace_seconds: float = 60.0
-    max_json_retries: int = 1
-    retry_backoff_seconds: float = 30.0
-    daily_token_cap: int = 300_000
-    daily_call_cap: int = 4
-    max_prompt_chars: int = 120_000
-    cmdline_safe_chars: int = 30_000
+    max_json_retries: int = 1  # one stricter retry after a schema failure, never more
+    retry_backoff_seconds: float = 30.0  # pause before retrying an unclassified agy error
+    daily_token_cap: int = 300_000  # checked before each call against today's recorded usage
+    daily_call_cap: int = 4  # agy launches per day (Asia/Seoul), retries included
+    max_prompt_chars: int = 120_000  # absolute prompt size cap (prompt_guard above it)
+    cmdline_safe_chars: int = 30_000  # up to this: -p argument; above: stdin stream-json
     max_events_in_prompt: int = 60
-    cache_ttl_seconds: int = 86_400
-    use_json_schema_flag: bool = True
-    circuit_failure_threshold: int = 3
-    circuit_open_hours: float = 24.0
-    weekly_enabled: bool = False
+    cache_ttl_seconds: int = 86_400  # result cache in <state_dir>/agy_cache
+    use_json_schema_flag: bool = True  # --json-schema is a helper only; we validate ourselves
+    circuit_failure_threshold: int = 3  # consecutive failures before the breaker opens
+    circuit_open_hours: float = 24.0  # quota opens it at once
+    weekly_enabled: bool = False  # UC5 weekly commentary: off until daily runs are stable
     weekly_model: str = "gemini-3.1-pro-high"
     weekly_effort: str = "high"
     anomaly_model: str = "gemini-3.7-flash-medium"
-    drift_enabled: bool = True
+    drift_enabled: bool = True  # API schema-drift diagnosis on a drift rejection (design §5.7)
     drift_model: str = "gemini-3.1-pro-high"
-    agy_settings_path: str = ""
+    agy_settings_path: str = ""  # empty: ~/.gemini/antigravity-cli/settings.json
+    # Error classification (regex, case-insensitive); `[enrich.error_patterns]` replaces a kind.
+    # The quota and auth strings of agy are not documented: adjust after observing real failures.
     error_patterns: Mapping[str, tuple[str, ...]] = field(
         default_factory=lambda: dict(DEFAULT_ERROR_PATTERNS)
     )

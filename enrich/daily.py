@@ -48,12 +48,11 @@ class DayFacts:
 
 
 def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
-    """The day's facts from the marts (the latest load of the day decides)."""
+    """The day's facts from the marts (the load marts.dmf_day_decisions names decides)."""
     facts = DayFacts()
     loads = store.rows(con, """
         select load_id, as_of_date, verdict, reason, is_baseline, finished_at
-        from marts.dmf_loads where as_of_date = ?
-        order by finished_at desc nulls last, load_id desc limit 1""", [as_of])
+        from marts.dmf_day_decisions where as_of_date = ?""", [as_of])
     facts.load = loads[0] if loads else None
     summaries = store.rows(con, "select * from marts.dmf_daily_summary where as_of_date = ? limit 1", [as_of])
     facts.summary = summaries[0] if summaries else None

@@ -22,7 +22,7 @@ from settings.warehouse import table_exists
 
 T = TypeVar("T")
 
-REQUIRED_MARTS = ("dmf_loads", "dmf_events", "dmf_event_field_changes", "dmf_signals",
+REQUIRED_MARTS = ("dmf_loads", "dmf_day_decisions", "dmf_events", "dmf_event_field_changes", "dmf_signals",
                   "dmf_watchlist_unmatched", "dmf_daily_summary")
 
 

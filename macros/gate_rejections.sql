@@ -19,18 +19,9 @@
 
 {% macro gate_rejections_table() -%}
     create table if not exists {{ raw_schema() }}.rejected_load_signals (
-        load_id varchar,
-        as_of_date date,
-        signal_id varchar,
-        is_gate boolean,
-        fired boolean,
-        severity varchar,
-        observed double,
-        baseline double,
-        baseline_text varchar,
-        window_text varchar,
-        context varchar,
-        description varchar,
+        {%- for name, type in signal_columns() %}
+        {{ name }} {{ type }},
+        {%- endfor %}
         recorded_at timestamp with time zone
     )
 {%- endmacro %}
@@ -100,18 +91,7 @@
     {%- set insert -%}
         insert into {{ raw_schema() }}.rejected_load_signals
         select
-            load_id,
-            as_of_date,
-            signal_id,
-            is_gate,
-            fired,
-            severity,
-            observed,
-            baseline,
-            baseline_text,
-            window_text,
-            context,
-            description,
+            {{ signal_column_list() }}
             current_timestamp
         from {{ signals }}
         where load_id = ({{ earliest }})

@@ -93,7 +93,7 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
     """Every SELECT the report needs, run before any cell is written."""
     tables = q.Tables.probe(con)
     summary = q.day_summary(con, as_of)
-    load = q.day_load(con, as_of, summary["load_id"] if summary else None)
+    load = q.day_load(con, as_of)
     bounds = q.week_bounds(con, as_of)
     verdict = (summary or load or {}).get("verdict")
     load_id = (summary or load or {}).get("load_id")

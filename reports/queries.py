@@ -92,15 +92,15 @@ def day_summary(con, as_of: date) -> Row | None:
     """, [as_of])
 
 
-def day_load(con, as_of: date, load_id: str | None) -> Row | None:
-    """The load the day's report is about: the summary's load, else the latest by finished_at."""
+def day_load(con, as_of: date) -> Row | None:
+    """The load the day's report is about: the one dmf_day_decisions says decides the day."""
     return fetch_one(con, f"""
-        select *
-        from {MARTS}.dmf_loads
-        where as_of_date = ?
-        order by (load_id = ?) desc, finished_at desc nulls last, load_id desc
-        limit 1
-    """, [as_of, load_id or ""])
+        select loads.*
+        from {MARTS}.dmf_day_decisions as day_decisions
+        inner join {MARTS}.dmf_loads as loads
+            on day_decisions.load_id = loads.load_id
+        where day_decisions.as_of_date = ?
+    """, [as_of])
 
 
 def trend(con, as_of: date) -> list[Row]:

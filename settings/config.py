@@ -18,7 +18,11 @@ from settings.errors import ConfigError
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 SEOUL = ZoneInfo("Asia/Seoul")
-DEFAULT_API_BASE_URL = "https://apis.data.go.kr/1471000/MdcDmfInfoService01"
+# The MFDS DMF API, written once: the loader's default, the dlt source's and the simulator's
+# paths are built from these (README's configuration table states the default; a test checks it).
+MFDS_SERVICE_PATH = "/1471000/MdcDmfInfoService01"
+MFDS_OPERATION_PATH = "/getMdcDmfList01"
+DEFAULT_API_BASE_URL = "https://apis.data.go.kr" + MFDS_SERVICE_PATH
 DEFAULT_LOCK_WAIT_S = 300.0
 # The registry has no DMF before the system began; an earlier date is a typo, not a replay.
 EARLIEST_AS_OF = date(2000, 1, 1)

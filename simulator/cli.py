@@ -10,6 +10,7 @@ from pathlib import Path
 from settings.config import today_in_seoul
 from settings.errors import ConfigError
 from simulator.faults import FaultSpecError, Faults
+from simulator.registry import DEFAULT_SEED
 from simulator.server import DEFAULT_SERVICE_KEY, serve
 
 
@@ -22,7 +23,7 @@ def _date(value: str) -> date:
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=8089)
-    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--size", type=int, default=9200, help="records on the first day")
     parser.add_argument("--start", type=_date, default=None, metavar="YYYY-MM-DD", help="date of day 1 (default today)")
     parser.add_argument("--day", type=int, default=1, help="day to serve (1 = start date)")

@@ -1,6 +1,6 @@
 """An MFDS-compatible HTTP server on loopback, so every load can be exercised without the portal.
 
-It speaks the real operation (`/1471000/MdcDmfInfoService01/getMdcDmfList01` with `serviceKey`,
+It speaks the real operation (`OPERATION_PATH`, from settings.config, with `serviceKey`,
 `pageNo`, `numOfRows`, `type=json`), answers errors the way the portal does (HTTP 200 with an
 XML body and a reason code), and injects the faults of `simulator.faults` so the
 loader's retries and completeness checks meet every failure they are meant to survive.
@@ -25,10 +25,12 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
+from settings.config import MFDS_OPERATION_PATH, MFDS_SERVICE_PATH
 from simulator.faults import Faults
 
-SERVICE_PATH = "/1471000/MdcDmfInfoService01"
-OPERATION_PATH = SERVICE_PATH + "/getMdcDmfList01"
+# The real API's paths (one home: settings.config), so the loader cannot drift from what is served.
+SERVICE_PATH = MFDS_SERVICE_PATH
+OPERATION_PATH = SERVICE_PATH + MFDS_OPERATION_PATH
 CONTROL_PATH = "/_sim/state"
 DEFAULT_SERVICE_KEY = "dmf-demo-key"
 MAX_ROWS = 999  # the real portal is reported to fail at 1000

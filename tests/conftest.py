@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from settings.config import Settings, load_settings  # noqa: E402
 from pipelines.mfds.settings import RetryPolicy  # noqa: E402
 from simulator.faults import Faults  # noqa: E402
-from simulator.registry import SyntheticRegistry  # noqa: E402
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
 from simulator.server import SimulatorServer, StaticSource  # noqa: E402
 
 # A distinctive fake key: if any byte of it shows up in a file or a log, a test says so.
@@ -54,7 +54,7 @@ def small_registry(size: int, start_date: date = START_DATE):
 
     Shared between tests (building one takes most of a second); the server only reads it.
     """
-    return SyntheticRegistry(seed=20261129, size=size, start_date=start_date)
+    return SyntheticRegistry(seed=DEFAULT_SEED, size=size, start_date=start_date)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from pathlib import Path
 import duckdb
 
 from mart_contracts import create_mart_tables, mart_contracts
+from model_sql import REF, build_day_decisions
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 REPORTING_MODELS = PROJECT_DIR / "models" / "marts" / "reporting"
@@ -62,7 +63,7 @@ FIXTURE_MARTS = ["dmf_loads", "dmf_events", "dmf_event_field_changes", "dmf_sign
 LOAD_COLUMNS = ("load_id, as_of_date, verdict, reason, is_baseline, previous_accepted_load_id, "
                 "previous_accepted_as_of, total_count, fetched_count, distinct_count, "
                 "duplicate_count, pages, requests, retries, duration_s, started_at, finished_at, "
-                "rejected_gates")
+                "rejected_gates, load_status")
 SIGNAL_COLUMNS = ("as_of_date, load_id, signal_id, is_gate, fired, severity, observed, baseline, "
                   "baseline_text, window_text, context, description")
 REGISTRATION_COLUMNS = ("dmf_key, permit_no, ingredient_name, applicant, applicant_bizrno, "
@@ -201,6 +202,7 @@ def _populate(b: _Builder, bulk_day_events: int) -> None:
             distinct, distinct + (2 if i % 7 == 0 else 0), distinct, 2 if i % 7 == 0 else 0,
             19, 19 + (i % 3), i % 3, 24.0 + (i % 5) * 1.5, _ts(day, 0, 30), _ts(day, 0, 31),
             "total_count_drop" if rejected else None,
+            "rejected_by_gate" if rejected else "baseline" if baseline else "accepted",
         ))
         b.signals.extend(_signal_rows(day, load_id, rejected=rejected, burst=day == RICH_DAY))
         if not rejected and not baseline and day != QUIET_DAY:
@@ -303,8 +305,8 @@ def _bulk(b: _Builder, day: date, load_id: str, n: int) -> None:
 SUMMARY_SQL = """
 insert into marts.dmf_daily_summary by name
 with latest_loads as (
-    select * from marts.dmf_loads
-    qualify row_number() over (partition by as_of_date order by finished_at desc, load_id desc) = 1
+    select loads.* from marts.dmf_day_decisions as day_decisions
+    inner join marts.dmf_loads as loads on loads.load_id = day_decisions.load_id
 ),
 event_counts as (
     select as_of_date,
@@ -418,7 +420,7 @@ def build_reporting_models(con: duckdb.DuckDBPyConnection, schema: str = "marts"
     files = sorted(REPORTING_MODELS.glob("rpt_*.sql"))
     pending = {p.stem: p.read_text(encoding="utf-8") for p in files}
     built: list[str] = []
-    ref = re.compile(r"\{\{\s*ref\(\s*'([a-z0-9_]+)'\s*\)\s*\}\}")
+    ref = REF  # from model_sql
     while pending:
         progressed = False
         for name, sql in sorted(pending.items()):
@@ -434,6 +436,26 @@ def build_reporting_models(con: duckdb.DuckDBPyConnection, schema: str = "marts"
         if not progressed:
             raise RuntimeError(f"unresolvable rpt_ dependencies: {sorted(pending)}")
     return built
+
+
+def rendered_catalog(overrides: dict | None = None) -> list[dict[str, str]]:
+    """seeds/signal_catalog.csv with its {var} placeholders filled from dbt_project.yml's vars
+    (and `overrides`, like `--vars`), the way macro render_thresholds fills them in dbt:
+    a *_ratio as a percent, anything else as its value."""
+    import csv
+
+    import yaml
+
+    values = {**yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))["vars"],
+              **(overrides or {})}
+    texts = {name: f"{value * 100:g}%" if name.endswith("_ratio") else f"{value:g}"
+             for name, value in values.items() if isinstance(value, (int, float))}
+    with (PROJECT_DIR / "seeds" / "signal_catalog.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        for column in ("description", "what_to_check", "description_ko", "what_to_check_ko"):
+            row[column] = re.sub(r"\{([a-z_]+)\}", lambda m: texts.get(m.group(1), m.group(0)), row[column])
+    return rows
 
 
 def _bulk_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], db: Path) -> None:
@@ -457,6 +479,8 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
     with duckdb.connect(str(path)) as con:
         create_mart_tables(con, FIXTURE_MARTS)
         con.executemany(f"insert into marts.dmf_loads {_values(LOAD_COLUMNS)}", b.loads)
+        con.execute("update marts.dmf_loads set fetch_status = 'complete'")  # every fixture load was fetched whole
+        build_day_decisions(con)  # which load decides each day: the mart's own SQL
         _bulk_insert(con, "marts.dmf_events", b.events, path)
         change_cols = ["as_of_date", "dmf_key", "permit_no", "field_name", "before_value",
                        "after_value", "change_kind", "change_detail", "severity",
@@ -464,13 +488,10 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
         _bulk_insert(con, "marts.dmf_event_field_changes",
                      [dict(zip(change_cols, row)) for row in b.changes], path)
         con.executemany(f"insert into marts.dmf_signals {_values(SIGNAL_COLUMNS)}", b.signals)
-        # the Korean texts come from the seed, as in the dbt-built mart
-        con.execute(
-            "update marts.dmf_signals set description_ko = catalog.description_ko, "
-            "what_to_check_ko = catalog.what_to_check_ko "
-            "from read_csv(?, header = true, all_varchar = true) as catalog "
-            "where catalog.signal_id = dmf_signals.signal_id",
-            [str(Path(__file__).resolve().parents[1] / "seeds" / "signal_catalog.csv")],
+        # the Korean texts come from the seed, rendered as in the dbt-built mart
+        con.executemany(
+            "update marts.dmf_signals set description_ko = ?, what_to_check_ko = ? where signal_id = ?",
+            [(row["description_ko"], row["what_to_check_ko"], row["signal_id"]) for row in rendered_catalog()],
         )
         con.execute(
             "insert into marts.dmf_watchlist_unmatched (as_of_date, watch_term, term_kind, candidates) "

@@ -127,7 +127,7 @@ def test_doctor_after_a_rejected_last_load_warns_but_does_not_fail(built, tmp_pa
     import duckdb
     shutil.copy(built.duckdb_path, tmp_path / "dmf.duckdb")
     with duckdb.connect(str(tmp_path / "dmf.duckdb")) as con:
-        con.execute("delete from marts.dmf_loads where as_of_date = ?", [DAY_4])
+        con.execute("delete from marts.dmf_day_decisions where as_of_date = ?", [DAY_4])
     checks = {c.name: c for c in check_warehouse(tmp_path / "dmf.duckdb")}
     assert checks["last_load"].level == WARN and "dmf status" in checks["last_load"].message
 

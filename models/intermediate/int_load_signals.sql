@@ -19,7 +19,7 @@ context as (
 
 catalog as (
 
-    select * from {{ ref('signal_catalog') }}
+    select * from {{ ref('int_signal_catalog_rendered') }}
 
 ),
 
@@ -144,7 +144,7 @@ observations as (
         history_loads >= {{ min_history }}
             and event_count >= {{ var('event_burst_min') }}
             and event_count > {{ var('event_burst_factor') }} * event_count_median,
-        '최근 30일 중앙값 ' || coalesce(cast(event_count_median as varchar), '-') || ' (적재 '
+        '최근 {{ var('history_window_days') }}일 중앙값 ' || coalesce(cast(event_count_median as varchar), '-') || ' (적재 '
             || history_loads || '회 기준)'
     from metrics
 
@@ -153,7 +153,7 @@ observations as (
     select load_id, as_of_date, 'withdrawn_burst',
         cast(withdrawn_count as double), cast(withdrawn_count_max as double),
         history_loads >= {{ min_history }} and withdrawn_count > withdrawn_count_max,
-        '최근 30일 최댓값 ' || coalesce(cast(withdrawn_count_max as varchar), '-') || ' (적재 '
+        '최근 {{ var('history_window_days') }}일 최댓값 ' || coalesce(cast(withdrawn_count_max as varchar), '-') || ' (적재 '
             || history_loads || '회 기준)'
     from metrics
 
@@ -212,7 +212,7 @@ observations as (
         duration_s, duration_median,
         history_loads >= {{ min_history }}
             and duration_s > {{ var('slow_fetch_factor') }} * duration_median,
-        '최근 30일 수집 시간 중앙값 ' || coalesce(cast(round(duration_median, 1) as varchar), '-') || '초'
+        '최근 {{ var('history_window_days') }}일 수집 시간 중앙값 ' || coalesce(cast(round(duration_median, 1) as varchar), '-') || '초'
     from metrics
 
     union all

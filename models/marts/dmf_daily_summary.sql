@@ -1,21 +1,26 @@
-{#- The figures of each day's dashboard, from the day's latest load attempt: its verdict and
+{#- The figures of each day's dashboard, from the load that decides the day (dmf_day_decisions): its verdict and
     registry size, and the published events counted by type, severity and watchlist. -#}
 
 with
 
+day_decisions as (
+
+    select * from {{ ref('dmf_day_decisions') }}
+
+),
+
 loads as (
 
-    select
-        *,
-        row_number() over (partition by as_of_date order by finished_at desc, load_id desc) as attempt_rank
-
-    from {{ ref('dmf_loads') }}
+    select * from {{ ref('dmf_loads') }}
 
 ),
 
 day_loads as (
 
-    select * from loads where attempt_rank = 1
+    select loads.*
+    from day_decisions
+    inner join loads
+        on day_decisions.load_id = loads.load_id
 
 ),
 

@@ -1,6 +1,7 @@
 {#- One row per load attempt with its final verdict: accepted when the fetch was complete and
     no integrity gate rejected it (or a person accepted it after one did), rejected otherwise
-    (with the reason); a person's latest decision on the load is carried along. -#}
+    (with the reason and a one-word load_status); a person's latest decision on the load is carried
+    along. Which load decides a day is dmf_day_decisions' question, not this model's. -#}
 
 with
 
@@ -72,6 +73,15 @@ loads as (
             when gate_rejections.load_id is not null then 'integrity gate: ' || gate_rejections.gate_reason
             when sequence.load_id is null then 'superseded by a later complete load of the same date'
         end as reason,
+        case
+            when load_runs.is_usable and sequence.load_id is not null
+                and (gate_rejections.load_id is null or decisions.decision = 'accept')
+                then case when sequence.is_baseline then 'baseline' else 'accepted' end
+            when not coalesce(load_runs.is_usable, false) then 'incomplete'
+            when decisions.decision = 'reject' then 'rejected_by_person'
+            when gate_rejections.load_id is not null then 'rejected_by_gate'
+            else 'superseded'
+        end as load_status,
         gate_rejections.rejected_gates,
         coalesce(sequence.is_baseline, false) as is_baseline,
         previous_sequence.load_id as previous_accepted_load_id,

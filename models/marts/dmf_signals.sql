@@ -17,25 +17,14 @@ recorded_rejections as (
 
 catalog as (
 
-    select * from {{ ref('signal_catalog') }}
+    select * from {{ ref('int_signal_catalog_rendered') }}
 
 ),
 
 signals as (
 
     select
-        as_of_date,
-        load_id,
-        signal_id,
-        is_gate,
-        fired,
-        severity,
-        observed,
-        baseline,
-        baseline_text,
-        window_text,
-        context,
-        description,
+        {{ signal_column_list() }}
         false as load_rejected
 
     from current_signals
@@ -43,18 +32,7 @@ signals as (
     union all
 
     select
-        as_of_date,
-        load_id,
-        signal_id,
-        is_gate,
-        fired,
-        severity,
-        observed,
-        baseline,
-        baseline_text,
-        window_text,
-        context,
-        description,
+        {{ signal_column_list() }}
         true as load_rejected
 
     from recorded_rejections

@@ -4,7 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-OPERATION_PATH = "/getMdcDmfList01"
+from settings.config import MFDS_OPERATION_PATH
+
+OPERATION_PATH = MFDS_OPERATION_PATH
 PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
 
 PIPELINE_NAME = "mfds_dmf"

@@ -10,9 +10,9 @@ from typing import Any
 
 import duckdb
 
-from settings.config import PROJECT_DIR, Settings
-
 from mart_contracts import create_mart_tables
+from model_sql import build_day_decisions
+from settings.config import PROJECT_DIR, Settings
 
 FAKE_AGY = Path(__file__).resolve().parent / "agy"
 REAL_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mfds_real"
@@ -137,7 +137,9 @@ class Marts:
                 "is_baseline": False, "total_count": 9200, "fetched_count": 9200,
                 "distinct_count": 9200, "duplicate_count": 0, "pages": 19, "requests": 19,
                 "retries": 0, "duration_s": 40.0, "started_at": finished - timedelta(minutes=1),
-                "finished_at": finished, "rejected_gates": None if verdict == "accepted" else "total_count_drop"}])
+                "finished_at": finished, "rejected_gates": None if verdict == "accepted" else "total_count_drop",
+                "fetch_status": "complete", "load_status": "accepted" if verdict == "accepted" else "rejected_by_gate"}])
+            build_day_decisions(con)  # which load decides the day: the mart's own SQL
             self._insert(con, "dmf_daily_summary", [{
                 "as_of_date": as_of, "load_id": load_id, "verdict": verdict, "reason": None,
                 "is_baseline": False, "registry_count": 9200,

@@ -9,18 +9,7 @@ source as (
 renamed as (
 
     select
-        load_id,
-        as_of_date,
-        signal_id,
-        is_gate,
-        fired,
-        severity,
-        observed,
-        baseline,
-        baseline_text,
-        window_text,
-        context,
-        description,
+        {{ signal_column_list() }}
         recorded_at
 
     from source

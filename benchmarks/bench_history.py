@@ -32,6 +32,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parents[1]
 KEY = "bench-key"
+# the packages of a checkout: dropped from sys.modules so that --project imports its own
+PROJECT_PACKAGES = ("dmf", "settings", "simulator", "pipelines", "enrich", "notify", "reports")
 BLOCK = 262144  # DuckDB's default block size
 MIB = 1024 * 1024
 

@@ -10,13 +10,31 @@
       2. number repeated entries (two sites in one country), so entries compare as a multiset;
       3. an entry of the old value with no equal entry in the new one was removed, and the
          other way round added; change_detail says added, removed, replaced (both) or
-         reordered (neither). -#}
+         reordered (neither).
+
+    Incremental (macros/incremental_loads.sql): a run compares only the loads after the newest
+    one held with the load before each. -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ forget_loads_out_of_sequence() }}",
+) }}
 
 with
+
+new_loads as (
+
+    select load_seq from {{ ref('int_loads_sequenced') }}
+    where load_seq > {{ incremental_load_watermark() }}
+
+),
 
 keyed as (
 
     select * from {{ ref('int_registrations_keyed') }}
+    where load_seq >= (select min(load_seq) - 1 from new_loads)
 
 ),
 
@@ -39,6 +57,7 @@ pairs as (
     inner join keyed as previous_record
         on previous_record.dmf_key = current_record.dmf_key
         and previous_record.load_seq = current_record.load_seq - 1
+    where current_record.load_seq in (select load_seq from new_loads)
 
 ),
 

@@ -2,31 +2,46 @@
     previous load of the sequence. The baseline (first load) has no events. A CHANGED event is
     cosmetic when every one of its field changes is. A registration that comes back after a
     withdrawal (int_registration_reinstatements) is REINSTATED, not NEW, and says how many days
-    it was absent. -#}
+    it was absent.
+
+    Incremental (macros/incremental_loads.sql): a run derives the events of the loads after the
+    newest one held (a load without any event is looked at again next time, and gives none). -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ forget_loads_out_of_sequence() }}",
+) }}
 
 with
 
 loads as (
 
     select * from {{ ref('int_loads_sequenced') }}
+    where load_seq > {{ incremental_load_watermark() }}
 
 ),
 
 keyed as (
 
+    -- the new loads and the load before the first of them
     select * from {{ ref('int_registrations_keyed') }}
+    where load_seq >= (select min(load_seq) - 1 from loads)
 
 ),
 
 field_changes as (
 
     select * from {{ ref('int_field_changes') }}
+    where load_seq in (select load_seq from loads)
 
 ),
 
 reinstatements as (
 
     select * from {{ ref('int_registration_reinstatements') }}
+    where load_seq in (select load_seq from loads)
 
 ),
 

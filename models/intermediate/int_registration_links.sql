@@ -11,22 +11,36 @@
     records are listed with match_stage = 'ambiguous' (counted by the identity_ambiguous signal)
     and start a new identity. -#}
 
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ forget_loads_out_of_sequence() }}",
+) }}
+
 with
+
+loads as (
+
+    {#- incremental (macros/incremental_loads.sql): the loads after the newest one held, and
+        the load before the first of them, which they are linked to -#}
+    select load_id, load_seq from {{ ref('int_loads_sequenced') }}
+    where load_seq > {{ incremental_load_watermark() }}
+
+),
 
 items as (
 
     select
-        items.record_id,
-        items.permit_no_key,
-        items.fallback_key,
-        {#- null unless all three parts are known: an empty part would make the key too loose -#}
-        items.ingredient_name_key || '|' || items.applicant_bizrno_key || '|' || items.permit_date_key
-            as loose_key,
-        loads.load_seq
+        record_id,
+        load_id,
+        permit_no_key,
+        fallback_key,
+        loose_key,
+        load_seq
 
-    from {{ ref('stg_mfds__items') }} as items
-    inner join {{ ref('int_loads_sequenced') }} as loads
-        on items.load_id = loads.load_id
+    from {{ ref('int_registration_appearances') }}
+    where load_seq >= (select min(load_seq) - 1 from loads)
 
 ),
 
@@ -53,7 +67,8 @@ linked_by_number as (
     inner join numbered as previous_record
         on previous_record.load_seq = current_record.load_seq - 1
         and previous_record.permit_no_key = current_record.permit_no_key
-    where current_record.permit_no_key is not null
+    where current_record.load_seq in (select load_seq from loads)
+        and current_record.permit_no_key is not null
         and current_record.records_with_number = 1
         and previous_record.records_with_number = 1
 
@@ -64,6 +79,7 @@ unlinked_current as (
     select * from numbered
     where record_id not in (select record_id from linked_by_number)
         and load_seq > 1
+        and load_seq in (select load_seq from loads)
 
 ),
 
@@ -172,4 +188,10 @@ links as (
 
 )
 
-select * from links
+select
+    links.*,
+    loads.load_id
+
+from links
+inner join loads
+    on links.load_seq = loads.load_seq

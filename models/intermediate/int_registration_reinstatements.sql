@@ -7,49 +7,76 @@
     The last record seen must end its chain (nothing continued it in the next load), and the
     absence (from the as-of date of the load that published the WITHDRAWN event to today's)
     must not exceed var('reinstatement_window_days'); a registration gone longer starts a new
-    identity. Only the link is added: the WITHDRAWN event stays published. -#}
+    identity. Only the link is added: the WITHDRAWN event stays published.
+
+    Incremental (macros/incremental_loads.sql): a run looks at the chain starts of the loads
+    after the newest one held, and reads the earlier appearances of only their numbers and
+    fallback keys (int_registration_appearances): the same last appearance a scan of the whole
+    history would find. -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ forget_loads_out_of_sequence() }}",
+) }}
 
 with
 
 loads as (
 
-    select load_seq, as_of_date from {{ ref('int_loads_sequenced') }}
+    select load_id, load_seq, as_of_date from {{ ref('int_loads_sequenced') }}
 
 ),
 
-items as (
+new_loads as (
 
-    select
-        items.record_id,
-        items.permit_no_key,
-        items.fallback_key,
-        loads.load_seq
+    select load_seq from loads
+    where load_seq > {{ incremental_load_watermark() }}
 
-    from {{ ref('stg_mfds__items') }} as items
-    inner join {{ ref('int_loads_sequenced') }} as loads
-        on items.load_id = loads.load_id
+),
+
+appearances as (
+
+    select record_id, permit_no_key, fallback_key, load_seq
+    from {{ ref('int_registration_appearances') }}
 
 ),
 
 links as (
 
-    select * from {{ ref('int_registration_links') }}
+    select record_id, previous_record_id, load_seq
+    from {{ ref('int_registration_links') }}
     where match_stage <> 'ambiguous'
 
 ),
 
 chain_starts as (
 
-    select record_id from items
+    select * from appearances
     where load_seq > 1
-        and record_id not in (select record_id from links)
+        and load_seq in (select load_seq from new_loads)
+        and record_id not in (
+            select record_id from links
+            where load_seq in (select load_seq from new_loads)
+        )
 
 ),
 
-chain_ends as (
+fallback_records as (
 
-    select record_id from items
-    where record_id not in (select previous_record_id from links)
+    select * from appearances
+    where fallback_key in (select fallback_key from chain_starts)
+
+),
+
+number_keys as (
+
+    -- the numbers of the chain starts, and those of the records their fallback keys meet (a
+    -- record matched by number is not matched again by fallback key, below)
+    select permit_no_key from chain_starts where permit_no_key is not null
+    union
+    select permit_no_key from fallback_records where permit_no_key is not null
 
 ),
 
@@ -61,8 +88,8 @@ number_appearances as (
         count(*) as records,
         min(record_id) as record_id
 
-    from items
-    where permit_no_key is not null
+    from appearances
+    where permit_no_key in (select permit_no_key from number_keys)
     group by permit_no_key, load_seq
 
 ),
@@ -79,8 +106,9 @@ number_returns as (
 
 ),
 
-reinstated_by_number as (
+returned_by_number as (
 
+    -- every return by number in the history of these numbers, inside the window or not
     select
         record_id,
         last_seen_record_id as previous_record_id,
@@ -92,8 +120,17 @@ reinstated_by_number as (
     where load_seq >= last_seen_seq + 2
         and records = 1
         and last_seen_records = 1
-        and record_id in (select record_id from chain_starts)
-        and last_seen_record_id in (select record_id from chain_ends)
+        -- it starts a chain: it links to no record of the load before
+        and record_id not in (select record_id from links)
+        -- the last record seen ends its chain: no record of a later load links to it
+        and last_seen_record_id not in (select previous_record_id from links)
+
+),
+
+reinstated_by_number as (
+
+    select * from returned_by_number
+    where record_id in (select record_id from chain_starts)
 
 ),
 
@@ -105,9 +142,9 @@ fallback_appearances as (
         count(*) as records,
         min(record_id) as record_id
 
-    from items
-    where record_id not in (select record_id from reinstated_by_number)
-        and record_id not in (select previous_record_id from reinstated_by_number)
+    from fallback_records
+    where record_id not in (select record_id from returned_by_number)
+        and record_id not in (select previous_record_id from returned_by_number)
     group by fallback_key, load_seq
 
 ),
@@ -138,7 +175,7 @@ reinstated_by_fallback as (
         and records = 1
         and last_seen_records = 1
         and record_id in (select record_id from chain_starts)
-        and last_seen_record_id in (select record_id from chain_ends)
+        and last_seen_record_id not in (select previous_record_id from links)
 
 ),
 
@@ -158,7 +195,8 @@ measured as (
         returns.load_seq,
         returns.match_stage,
         withdrawal_load.as_of_date as withdrawn_as_of,
-        cast(return_load.as_of_date - withdrawal_load.as_of_date as integer) as absent_days
+        cast(return_load.as_of_date - withdrawal_load.as_of_date as integer) as absent_days,
+        return_load.load_id
 
     from returns
     inner join loads as withdrawal_load

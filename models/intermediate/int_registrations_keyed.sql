@@ -3,19 +3,38 @@
     case); its key is a hash of the date it first appeared and what identified it then (its
     number, else its fallback key), so keys are stable across rebuilds and never reused. A
     registration that comes back (int_registration_reinstatements) continues its old chain across
-    the loads it was absent from. -#}
+    the loads it was absent from.
+
+    Incremental (macros/incremental_loads.sql): a run keys only the loads after the newest one
+    held. Their chains start from the keys the table already holds: the records of the load
+    before them, and the records returning registrations were last seen with; nothing walks
+    the whole history again. A full refresh walks every load from the baseline. -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ forget_loads_out_of_sequence() }}",
+) }}
 
 with recursive
+
+new_loads as (
+
+    select load_id, load_seq from {{ ref('int_loads_sequenced') }}
+    where load_seq > {{ incremental_load_watermark() }}
+
+),
 
 items as (
 
     select
         items.*,
-        loads.load_seq
+        new_loads.load_seq
 
     from {{ ref('stg_mfds__items') }} as items
-    inner join {{ ref('int_loads_sequenced') }} as loads
-        on items.load_id = loads.load_id
+    inner join new_loads
+        on items.load_id = new_loads.load_id
 
 ),
 
@@ -24,11 +43,13 @@ links as (
     select record_id, previous_record_id, match_stage
     from {{ ref('int_registration_links') }}
     where match_stage <> 'ambiguous'
+        and load_seq in (select load_seq from new_loads)
 
     union all
 
     select record_id, previous_record_id, match_stage
     from {{ ref('int_registration_reinstatements') }}
+    where load_seq in (select load_seq from new_loads)
 
 ),
 
@@ -46,6 +67,16 @@ chain_starts as (
 
     from items
     where record_id not in (select record_id from links)
+
+    {%- if is_incremental() %}
+
+    union all
+
+    -- the keys held for the records the new loads continue
+    select held.record_id, held.dmf_key
+    from {{ this }} as held
+    where held.record_id in (select previous_record_id from links)
+    {%- endif %}
 
 ),
 

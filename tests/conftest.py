@@ -8,21 +8,19 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import sys
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-# Make the checkout importable however pytest is started (the project is not installed in CI).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from settings.config import Settings, load_settings  # noqa: E402
-from pipelines.mfds.settings import RetryPolicy  # noqa: E402
-from simulator.faults import Faults  # noqa: E402
-from simulator.registry import SyntheticRegistry  # noqa: E402
-from simulator.server import SimulatorServer, StaticSource  # noqa: E402
+# The packages come from the editable install (README: `pip install -e '.[test]'`), never from
+# sys.path edits: a test imports exactly what a user's `dmf` imports.
+from pipelines.mfds.settings import RetryPolicy
+from settings.config import Settings, load_settings
+from simulator.faults import Faults
+from simulator.registry import SyntheticRegistry
+from simulator.server import SimulatorServer, StaticSource
 
 # A distinctive fake key: if any byte of it shows up in a file or a log, a test says so.
 SERVICE_KEY = "SECRET-KEY-9f3b1c7e+Zq/Wx=="

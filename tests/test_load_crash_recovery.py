@@ -20,6 +20,8 @@ from pipelines.mfds.load import load_day, mfds_pipeline
 from dmf.run import run_day
 from scenarios import query
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 
 CHILD = """

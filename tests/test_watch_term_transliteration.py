@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # compiles the macros with dbt: the slow tier
+
 
 def _load_benchmark(name: str):
     """The benchmark script's module, imported by path: benchmarks/ is scripts, not a package."""

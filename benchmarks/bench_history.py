@@ -36,6 +36,9 @@ KEY = "bench-key"
 PROJECT_PACKAGES = ("dmf", "settings", "simulator", "pipelines", "enrich", "notify", "reports")
 BLOCK = 262144  # DuckDB's default block size
 MIB = 1024 * 1024
+# The top-level packages of a checkout (pyproject's packages.find): forgotten before importing
+# those of --project, so that the loader and dbt project measured are that checkout's.
+PROJECT_PACKAGES = ("dmf", "settings", "pipelines", "simulator", "enrich", "reports", "notify")
 
 
 def parse_args() -> argparse.Namespace:

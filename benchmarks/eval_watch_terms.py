@@ -21,11 +21,10 @@ from pathlib import Path
 
 import duckdb
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from dmf.build import invoke_dbt
+from settings.config import load_settings
 
-from dmf.build import invoke_dbt  # noqa: E402
-from settings.config import load_settings  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "mfds_real"
 TRUTH = Path(__file__).with_name("watch_terms_truth.csv")

@@ -8,21 +8,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import sys
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-# Make the checkout importable however pytest is started (the project is not installed in CI).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from settings.config import Settings, load_settings  # noqa: E402
-from pipelines.mfds.settings import RetryPolicy  # noqa: E402
-from simulator.faults import Faults  # noqa: E402
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
-from simulator.server import SimulatorServer, StaticSource  # noqa: E402
+# The packages come from the editable install (README: `pip install -e '.[test]'`), never from
+# sys.path edits: a test imports exactly what a user's `dmf` imports.
+import dmf.build
+from pipelines.mfds.settings import RetryPolicy
+from settings.config import Settings, load_settings
+from simulator.faults import Faults
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from simulator.server import SimulatorServer, StaticSource
 
 # A distinctive fake key: if any byte of it shows up in a file or a log, a test says so.
 SERVICE_KEY = "SECRET-KEY-9f3b1c7e+Zq/Wx=="
@@ -33,6 +32,25 @@ REAL_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "mfds_
 def read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_runs_no_dbt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keeps the fast tier fast: a test not marked e2e that starts dbt in-process fails at once.
+
+    `pytest -m "not e2e"` must stay under a minute; a dbt run costs seconds, so a new test that
+    builds (through `run_days`, `dmf.build.build`, ...) belongs to a module marked
+    `pytestmark = pytest.mark.e2e`. `pytest.fail` raises a BaseException, so the day's
+    failures-as-values handlers cannot swallow it. dbt started by a child `dmf` process is not
+    seen here.
+    """
+    if request.node.get_closest_marker("e2e") is not None:
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        pytest.fail(f"{request.node.nodeid} runs dbt: mark its module `pytestmark = pytest.mark.e2e`")
+
+    monkeypatch.setattr(dmf.build, "invoke_dbt", refuse)
 
 
 @pytest.fixture(scope="session")

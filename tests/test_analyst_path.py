@@ -17,6 +17,8 @@ from conftest import SERVICE_KEY
 from scenarios import DaysSource, run_days
 from test_report_actions import DAY_1, DAY_2, settings_in, two_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 README = PROJECT / "README.md"
 

@@ -18,6 +18,8 @@ from dmf.status import day_statuses
 from simulator.replay import write_replay
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 START = date(2026, 11, 2)
 DAYS = [START + timedelta(days=n) for n in range(5)]
 COLLAPSED = DAYS[2]  # every manufacturer null: field_fill_collapse rejects it

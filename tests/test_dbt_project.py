@@ -15,6 +15,8 @@ from dmf.build import build, invoke_dbt
 from conftest import SERVICE_KEY, read_jsonl
 from scenarios import DaysSource, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 DAY_1, DAY_2 = date(2026, 9, 25), date(2026, 10, 8)
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 

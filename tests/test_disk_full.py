@@ -21,6 +21,8 @@ from disks import fill, tmpfs
 from settings.config import load_settings
 from scenarios import query
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 DAY2 = START_DATE + timedelta(days=1)
 

@@ -17,6 +17,8 @@ from pipelines.mfds.settings import SOURCE_FIELDS
 from reports.drift_block import AI_TITLE, DRIFT_NO_GATE
 from scenarios import query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 DAY_1, DAY_2, DAY_3 = date(2026, 10, 8), date(2026, 10, 9), date(2026, 10, 10)
 RENAMED = [name for name in SOURCE_FIELDS if "_" in name]  # BIZRNO stays BIZRNO in camelCase
 

@@ -17,6 +17,8 @@ from test_load_security import _file_bytes, _leaks
 from fake_agy.support import fake_calls, fake_env
 from scenarios import DaysSource, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 DAY_1, DAY_2 = date(2026, 10, 8), date(2026, 10, 9)
 
 

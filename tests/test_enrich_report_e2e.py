@@ -18,6 +18,8 @@ from settings.config import load_settings
 from reports.daily import AI_COMMENT_HEADER, render_daily
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 10, 8), date(2026, 10, 9)
 DASHBOARD, NEW_SHEET = "요약", "신규"
 HEADER_ROW = 4  # event sheets: title, note, blank, header

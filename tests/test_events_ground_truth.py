@@ -17,6 +17,8 @@ from simulator.server import SimulatorServer
 from dmf.ground_truth import compare_days, table
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 START = date(2026, 11, 2)
 DAYS = [START + timedelta(days=n) for n in range(6)]
 FAULTS = {DAYS[2]: "truncate_last_page"}

@@ -15,6 +15,8 @@ from simulator.registry import SyntheticRegistry
 from dmf.ground_truth import compare_dates, table
 from scenarios import query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 START = date(2026, 11, 2)
 LOAD_DAYS = (1, 2, 3, 9, 402)
 DATES = [START + timedelta(days=day - 1) for day in LOAD_DAYS]

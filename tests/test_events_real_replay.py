@@ -4,8 +4,12 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 
+import pytest
+
 from conftest import SERVICE_KEY, read_jsonl
 from scenarios import DaysSource, query, run_days
+
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
 DAY_1, DAY_2 = date(2026, 9, 25), date(2026, 10, 8)
 

@@ -18,6 +18,8 @@ from dmf.build import build
 from settings.errors import DmfError
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 10, 8), date(2026, 10, 9)
 

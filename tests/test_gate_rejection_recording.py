@@ -14,12 +14,15 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
 
 from conftest import SERVICE_KEY
 from settings.config import Settings, load_settings
 from simulator.registry import SyntheticRegistry
 from simulator.server import SimulatorServer
 from scenarios import query, run_days
+
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
 PROJECT = Path(__file__).resolve().parents[1]
 START = date(2026, 10, 5)

@@ -14,6 +14,8 @@ from simulator.registry import SyntheticRegistry
 from dmf.ground_truth import compare_day
 from scenarios import query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 START = date(2026, 11, 2)
 DAYS = [START + timedelta(days=n) for n in range(3)]
 IDENTITY_BREAK = "permit_no_separator:_,null_field:BIZRNO"

@@ -28,6 +28,8 @@ from simulator.registry import SyntheticRegistry
 from simulator.replay import write_replay
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e
+
 START = date(2026, 10, 1)
 DAY_COUNT = 20
 DATES = [START + timedelta(days=n) for n in range(DAY_COUNT)]

@@ -18,6 +18,8 @@ from simulator.registry import SyntheticRegistry
 from dmf.ground_truth import compare_day
 from scenarios import query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 START = date(2026, 11, 16)
 DAYS = [START + timedelta(days=n) for n in range(5)]

@@ -25,6 +25,8 @@ from pipelines.mfds.settings import COLUMN_NAMES, ITEM_SCHEMA, RAW_SCHEMA_CONTRA
 from simulator.replay import ReplaySource
 from scenarios import query
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 DAY_1, DAY_2 = date(2026, 10, 8), date(2026, 10, 9)
 ITEM_ROW = f"select {', '.join(COLUMN_NAMES)} from mfds_raw.dmf_items where load_id = ? order by item_position"
 

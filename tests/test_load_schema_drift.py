@@ -18,6 +18,8 @@ from pipelines.mfds.load import load_day, mfds_pipeline
 from pipelines.mfds.settings import ITEM_SCHEMA, SOURCE_FIELDS
 from simulator.server import camel_case
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 
 def audit_of(items: list[dict]) -> KeyAudit:
     audit = KeyAudit()

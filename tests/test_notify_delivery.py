@@ -25,6 +25,8 @@ from dmf.run import run_day
 from simulator.server import SimulatorServer
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 DAY_1, DAY_2 = date(2026, 11, 24), date(2026, 11, 25)          # a Tuesday and a Wednesday
 WITHDRAWN_NO = "20050831-12-B-49-06"       # applicant 1208128636 is on the watchlist
 CHANGED_NO = "20050831-14-B-58-02"         # same applicant: its manufacturer is replaced

@@ -17,6 +17,8 @@ from simulator.server import SimulatorServer
 from dmf.ground_truth import compare_day
 from scenarios import query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 START = date(2026, 11, 9)
 DAYS = [START + timedelta(days=n) for n in range(4)]
 

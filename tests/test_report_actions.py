@@ -22,6 +22,8 @@ from reports import daily
 from reports.daily import render_daily
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 DAY_1, DAY_2 = date(2026, 10, 8), date(2026, 10, 9)
 REMOVED_MANUFACTURER = "Devika Active Pharma Sciences Ltd"
 KEPT_MANUFACTURER = "Hefei Xianju Pharmaceutical Co., Ltd."

@@ -8,10 +8,13 @@ import dataclasses
 from datetime import date
 
 import openpyxl
+import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
 from scenarios import DaysSource, query, run_days
 from test_report_daily import table
+
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
 DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 9, 26), date(2026, 9, 27)
 FORMOTEROL = {  # a made-up registration written as the registry writes it

@@ -17,6 +17,8 @@ from reports import daily
 from reports.layout import EXCEL_CELL_MAX
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 MARKER = re.compile(r" … \(전체 ([0-9,]+)자, 원문은 warehouse(의 [a-z_.]+|에 그대로 있음)\)$")
 HUGE = 1_000_000
 LONG = 40_000

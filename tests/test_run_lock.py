@@ -22,6 +22,8 @@ from settings.config import load_settings
 from dmf.lock import lock_path
 from scenarios import query
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 
 

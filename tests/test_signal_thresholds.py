@@ -16,6 +16,8 @@ from reports.daily import SIGNALS, render_daily
 from scenarios import query, run_days
 from test_report_fixture import rendered_catalog
 
+pytestmark = pytest.mark.e2e
+
 START = date(2026, 11, 2)
 DAYS = [START, START + timedelta(days=1)]
 SIGNAL_TEXTS = ("select signal_id, description, description_ko, what_to_check_ko from marts.dmf_signals "

@@ -18,6 +18,8 @@ from dmf.status import day_statuses, format_table
 from scenarios import DaysSource, run_days
 from test_report_actions import settings_in
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 DAY_1, DAY_2, DAY_3, DAY_4 = date(2026, 10, 8), date(2026, 10, 9), date(2026, 10, 10), date(2026, 10, 11)
 

@@ -18,6 +18,8 @@ from settings.config import load_settings
 from dmf.decisions import decide_load
 from scenarios import DaysSource, query, run_days
 
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
 PROJECT = Path(__file__).resolve().parents[1]
 DAYS = [date(2026, 11, 29), date(2026, 11, 30), date(2026, 12, 1), date(2026, 12, 2)]
 NEW_WATCHED_NAME = "로수바스타틴마그네슘"  # new on day 2, covered by the watched base name 로수바스타틴

@@ -11,6 +11,7 @@ history, and issue 9's quiet-machine figure. The load average is printed: on a s
 machine every figure is inflated by it.
 No asserts: figures for the README and the issue.  Run:  python benchmarks/bench_backfill.py [--days 30]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dmf.backfill import backfill  # noqa: E402
-from settings.config import load_settings  # noqa: E402
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
-from simulator.replay import write_replay  # noqa: E402
+from dmf.backfill import backfill
+from settings.config import load_settings
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from simulator.replay import write_replay
 
 ISSUE_DAY_365_BUILD_S = 597  # issue 9's table: `dbt build` of day 365, table models
 
@@ -50,7 +51,8 @@ def main() -> None:
         write_replay(root / "dumps", days)
         dump_mib = sum(p.stat().st_size for p in (root / "dumps").iterdir()) / 2**20
         settings = load_settings({}).with_paths(
-            duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state")
+            duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
+        )
         settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
         marks: dict[str, float] = {}
 
@@ -67,17 +69,23 @@ def main() -> None:
         size_mib = settings.duckdb_path.stat().st_size / 2**20
 
     per_day = import_s / args.days
-    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores "
-          "(figures scale with it: read the ratios on a busy machine)")
+    print(
+        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores "
+        "(figures scale with it: read the ratios on a busy machine)"
+    )
     print(f"generated {args.days} days x ~{args.size:,} records in {generate_s:.1f} s ({dump_mib:.0f} MiB of dumps)")
-    print(f"backfill exit {code}: import {import_s:.1f} s ({per_day:.2f} s/day, checks included), "
-          f"build {build_s:.1f} s, total {total_s:.1f} s; warehouse {size_mib:.0f} MiB")
+    print(
+        f"backfill exit {code}: import {import_s:.1f} s ({per_day:.2f} s/day, checks included), "
+        f"build {build_s:.1f} s, total {total_s:.1f} s; warehouse {size_mib:.0f} MiB"
+    )
     linear_build = build_s * 365 / args.days
-    print(f"365 days, extrapolated: import {per_day * 365 / 60:.1f} min + one build "
-          f"{min(linear_build, ISSUE_DAY_365_BUILD_S) / 60:.1f}-{max(linear_build, ISSUE_DAY_365_BUILD_S) / 60:.1f} min "
-          f"(this build scaled linearly by history / issue 9's measured day-365 build) = "
-          f"{(per_day * 365 + min(linear_build, ISSUE_DAY_365_BUILD_S)) / 60:.0f}-"
-          f"{(per_day * 365 + max(linear_build, ISSUE_DAY_365_BUILD_S)) / 60:.0f} min; target 15 min")
+    print(
+        f"365 days, extrapolated: import {per_day * 365 / 60:.1f} min + one build "
+        f"{min(linear_build, ISSUE_DAY_365_BUILD_S) / 60:.1f}-{max(linear_build, ISSUE_DAY_365_BUILD_S) / 60:.1f} min "
+        f"(this build scaled linearly by history / issue 9's measured day-365 build) = "
+        f"{(per_day * 365 + min(linear_build, ISSUE_DAY_365_BUILD_S)) / 60:.0f}-"
+        f"{(per_day * 365 + max(linear_build, ISSUE_DAY_365_BUILD_S)) / 60:.0f} min; target 15 min"
+    )
 
 
 if __name__ == "__main__":

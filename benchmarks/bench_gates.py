@@ -8,6 +8,7 @@ older commit exported with `git archive`) to compare before and after. No assert
 
 Run:  python benchmarks/bench_gates.py [--days 4] [--size 9200] [--project DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,17 +20,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dmf.build import build  # noqa: E402
-from settings.config import load_settings  # noqa: E402
-from pipelines.mfds.load import load_day  # noqa: E402
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
-from simulator.server import SimulatorServer  # noqa: E402
+from dmf.build import build
+from pipelines.mfds.load import load_day
+from settings.config import load_settings
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from simulator.server import SimulatorServer
 
 KEY = "bench-key"
 GATE_NODES = (
-    "int_load_metrics", "int_load_signals", "int_load_event_context", "int_loads_sequenced",
-    "int_loads_accepted", "int_load_decisions", "stg_mfds__load_runs", "base_mfds__load_runs",
-    "stg_mfds__load_decisions", "assert_no_integrity_gate_fired",
+    "int_load_metrics",
+    "int_load_signals",
+    "int_load_event_context",
+    "int_loads_sequenced",
+    "int_loads_accepted",
+    "int_load_decisions",
+    "stg_mfds__load_runs",
+    "base_mfds__load_runs",
+    "stg_mfds__load_decisions",
+    "assert_no_integrity_gate_fired",
 )
 
 
@@ -52,8 +60,10 @@ def main() -> None:
 
     registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
     per_day: list[dict[str, float]] = []
-    with tempfile.TemporaryDirectory(prefix="dmf-bench-gates-") as tmp, \
-            SimulatorServer(registry, service_key=KEY) as sim:
+    with (
+        tempfile.TemporaryDirectory(prefix="dmf-bench-gates-") as tmp,
+        SimulatorServer(registry, service_key=KEY) as sim,
+    ):
         settings = load_settings({}).with_paths(
             duckdb_path=Path(tmp) / "dmf.duckdb", reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state"
         )

@@ -17,6 +17,7 @@ dbt of another checkout (e.g. `git archive` of an older commit) for a before/aft
 Run:  python benchmarks/bench_history.py [--days 365] [--checkpoints 2,30,90,180,365]
           [--size 9200] [--project DIR] [--load-only] [--keep DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,6 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parents[1]
 KEY = "bench-key"
-# the packages of a checkout: dropped from sys.modules so that --project imports its own
-PROJECT_PACKAGES = ("dmf", "settings", "simulator", "pipelines", "enrich", "notify", "reports")
 BLOCK = 262144  # DuckDB's default block size
 MIB = 1024 * 1024
 # The top-level packages of a checkout (pyproject's packages.find): forgotten before importing
@@ -44,11 +43,18 @@ PROJECT_PACKAGES = ("dmf", "settings", "pipelines", "simulator", "enrich", "repo
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--days", type=int, default=365)
-    parser.add_argument("--checkpoints", default="2,30,90,180,365",
-                        help="comma-separated days to build and measure (only those <= --days)")
+    parser.add_argument(
+        "--checkpoints",
+        default="2,30,90,180,365",
+        help="comma-separated days to build and measure (only those <= --days)",
+    )
     parser.add_argument("--size", type=int, default=9200, help="records a day")
-    parser.add_argument("--project", type=Path, default=None,
-                        help="project dir whose loader and dbt models to run (default: this checkout)")
+    parser.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        help="project dir whose loader and dbt models to run (default: this checkout)",
+    )
     parser.add_argument("--load-only", action="store_true", help="load only; print the storage at checkpoints")
     parser.add_argument("--keep", type=Path, default=None, help="keep the warehouse in this dir (default: a temp dir)")
     parser.add_argument("--top", type=int, default=12, help="tables listed at the last checkpoint")
@@ -87,8 +93,10 @@ def row_counts(duckdb_module: Any, path: Path) -> dict[str, int]:
         tables = con.execute(
             "select schema_name, table_name from duckdb_tables() where database_name = current_database()"
         ).fetchall()
-        return {f"{schema}.{table}": con.execute(f'select count(*) from "{schema}"."{table}"').fetchone()[0]
-                for schema, table in tables}
+        return {
+            f"{schema}.{table}": con.execute(f'select count(*) from "{schema}"."{table}"').fetchone()[0]
+            for schema, table in tables
+        }
 
 
 def rows_processed(target: Path, before: dict[str, int], after: dict[str, int]) -> int:
@@ -130,16 +138,21 @@ def main() -> None:
     pre_builds = {c - 1 for c in checkpoints if c > 1} - set(checkpoints)
     registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
     loader = Path(importlib.import_module("pipelines").__file__ or "").parent
-    print(f"project {project} (loader {loader}); {args.days} days of {args.size:,} records; checkpoints {checkpoints}"
-          + (" (load only)" if args.load_only else ""))
+    print(
+        f"project {project} (loader {loader}); {args.days} days of {args.size:,} records; checkpoints {checkpoints}"
+        + (" (load only)" if args.load_only else "")
+    )
     print(f"{'day':>5} {'build s':>9} {'warehouse MiB':>14} {'rows written':>15} {'load s (day)':>13}")
     build_times: dict[int, float] = {}
-    with tempfile.TemporaryDirectory(prefix="dmf-bench-history-") as tmp, \
-            SimulatorServer(registry, service_key=KEY) as sim:
+    with (
+        tempfile.TemporaryDirectory(prefix="dmf-bench-history-") as tmp,
+        SimulatorServer(registry, service_key=KEY) as sim,
+    ):
         root = args.keep.resolve() if args.keep else Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
         settings = load_settings({}).with_paths(
-            duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state")
+            duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
+        )
         settings = dataclasses.replace(settings, api_base_url=sim.base_url, project_dir=project)
         target = settings.state_dir / "dbt" / "target"
         for day in range(1, args.days + 1):
@@ -167,7 +180,7 @@ def main() -> None:
             print(f"{day:>5} {seconds:>9.1f} {size:>14.1f} {rows:>15,} {load_s:>13.1f}", flush=True)
         sizes = table_sizes(duckdb, settings.duckdb_path)
     print(f"\nbiggest tables at day {checkpoints[-1] if checkpoints else args.days} (MiB, estimated):")
-    for name, size in sorted(sizes.items(), key=lambda kv: -kv[1])[:args.top]:
+    for name, size in sorted(sizes.items(), key=lambda kv: -kv[1])[: args.top]:
         print(f"  {name:<48} {size / MIB:>8.1f}")
     print(f"  {'all tables':<48} {sum(sizes.values()) / MIB:>8.1f}")
     first, last = min(build_times, default=None), max(build_times, default=None)

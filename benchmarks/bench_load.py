@@ -4,6 +4,7 @@ Prints wall time (imports and interpreter start excluded, registry generation ex
 requests, records per second and peak RSS. No asserts: figures for the README and for spotting
 regressions by eye.  Run:  python benchmarks/bench_load.py [--size 9200] [--faults SPEC]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from settings.config import load_settings  # noqa: E402
-from pipelines.mfds.load import load_day  # noqa: E402
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
-from simulator.server import SimulatorServer  # noqa: E402
+from pipelines.mfds.load import load_day
+from settings.config import load_settings
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from simulator.server import SimulatorServer
 
 KEY = "bench-key"
 
@@ -38,8 +39,10 @@ def main() -> None:
     registry.items_for(args.day)  # build the day before timing the load
     generate_s = time.perf_counter() - t0
 
-    with tempfile.TemporaryDirectory(prefix="dmf-bench-") as tmp, \
-            SimulatorServer(registry, service_key=KEY, day=args.day, faults=args.faults or None) as sim:
+    with (
+        tempfile.TemporaryDirectory(prefix="dmf-bench-") as tmp,
+        SimulatorServer(registry, service_key=KEY, day=args.day, faults=args.faults or None) as sim,
+    ):
         settings = load_settings({}).with_paths(
             duckdb_path=Path(tmp) / "dmf.duckdb", reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state"
         )
@@ -52,8 +55,10 @@ def main() -> None:
 
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"registry generation : {generate_s:.2f} s ({args.size:,} records, not part of the load)")
-    print(f"load_day wall time  : {wall_s:.2f} s  (fetch {outcome.duration_s:.2f} s, dlt extract/normalize/load "
-          f"{wall_s - outcome.duration_s:.2f} s)")
+    print(
+        f"load_day wall time  : {wall_s:.2f} s  (fetch {outcome.duration_s:.2f} s, dlt extract/normalize/load "
+        f"{wall_s - outcome.duration_s:.2f} s)"
+    )
     print(f"verdict             : {outcome.fetch_status} {outcome.reason or ''}".rstrip())
     print(f"records             : {outcome.distinct_count:,} distinct of {outcome.total_count} reported")
     print(f"requests / retries  : {outcome.requests} / {outcome.retries}  (server counted {sim.requests})")

@@ -3,6 +3,7 @@ from ../shared/data/mfds_real), the number of events that fit, and the transport
 
     python benchmarks/bench_prompt.py
 """
+
 from __future__ import annotations
 
 import sys
@@ -53,8 +54,10 @@ def main() -> None:
             prompt, payload = build_prompt(day, facts, schema, cfg)
             ms = (time.perf_counter() - started) * 1000
             verdict = check_prompt(prompt.text, cfg.max_prompt_chars, cfg.cmdline_safe_chars)
-            print(f"{len(events):>7} {len(payload.events):>9} {sum(payload.omitted.values()):>8} "
-                  f"{len(prompt.text):>8,} {verdict.transport:>9} {ms:>9.1f}")
+            print(
+                f"{len(events):>7} {len(payload.events):>9} {sum(payload.omitted.values()):>8} "
+                f"{len(prompt.text):>8,} {verdict.transport:>9} {ms:>9.1f}"
+            )
 
 
 if __name__ == "__main__":

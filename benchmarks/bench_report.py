@@ -4,6 +4,7 @@ Builds the report-test warehouse (contract marts in a temporary DuckDB file) wit
 events on one day, renders that day's report twice and prints the timings and file size.
 Run: python benchmarks/bench_report.py [n_events]
 """
+
 from __future__ import annotations
 
 import sys
@@ -15,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from settings.config import load_settings  # noqa: E402
 from reports.daily import render_daily  # noqa: E402
+from settings.config import load_settings  # noqa: E402
 from test_report_fixture import RICH_DAY, build_warehouse  # noqa: E402
 
 
@@ -25,8 +26,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         settings = load_settings({}).with_paths(
-            duckdb_path=tmp_path / "dmf.duckdb", reports_dir=tmp_path / "reports",
-            state_dir=tmp_path / "state")
+            duckdb_path=tmp_path / "dmf.duckdb", reports_dir=tmp_path / "reports", state_dir=tmp_path / "state"
+        )
         started = time.perf_counter()
         build_warehouse(settings.duckdb_path, bulk_day_events=n)
         print(f"warehouse with {n:,} extra events on {RICH_DAY}: {time.perf_counter() - started:.2f} s")

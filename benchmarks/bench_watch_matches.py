@@ -9,6 +9,7 @@ last). No asserts: figures.
 
 Run:  python benchmarks/bench_watch_matches.py [--days 5] [--size 9200] [--project DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,23 +18,26 @@ import json
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dmf.build import build  # noqa: E402
-from settings.config import load_settings  # noqa: E402
-from pipelines.mfds.load import load_day  # noqa: E402
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry  # noqa: E402
-from simulator.server import SimulatorServer  # noqa: E402
+from dmf.build import build
+from pipelines.mfds.load import load_day
+from settings.config import load_settings
+from simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from simulator.server import SimulatorServer
 
 KEY = "bench-key"
 WATCH_NODES = (
-    "int_ingredient_name_keys", "int_ingredient_names_matched", "int_ingredient_watch_matches",
-    "int_registrations_watched", "dmf_watchlist_unmatched",
+    "int_ingredient_name_keys",
+    "int_ingredient_names_matched",
+    "int_ingredient_watch_matches",
+    "int_registrations_watched",
+    "dmf_watchlist_unmatched",
 )
 
 
@@ -52,8 +56,11 @@ def names_matched_since(duckdb_path: Path, since: datetime) -> int | None:
     """Names the build started after `since` matched (None before this change: no such table)."""
     with duckdb.connect(str(duckdb_path), read_only=True) as con:
         try:
-            row = con.execute("select count(distinct ingredient_name_key) from intermediate.int_ingredient_names_matched "
-                              "where matched_at >= ?", [since.replace(tzinfo=None)]).fetchone()
+            row = con.execute(
+                "select count(distinct ingredient_name_key) from intermediate.int_ingredient_names_matched "
+                "where matched_at >= ?",
+                [since.replace(tzinfo=None)],
+            ).fetchone()
         except duckdb.Error:
             return None
     return row[0] if row else None
@@ -68,19 +75,23 @@ def main() -> None:
     args = parser.parse_args()
 
     registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
-    with tempfile.TemporaryDirectory(prefix="dmf-bench-watch-") as tmp, \
-            SimulatorServer(registry, service_key=KEY) as sim:
+    with (
+        tempfile.TemporaryDirectory(prefix="dmf-bench-watch-") as tmp,
+        SimulatorServer(registry, service_key=KEY) as sim,
+    ):
         settings = load_settings({}).with_paths(
             duckdb_path=Path(tmp) / "dmf.duckdb", reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state"
         )
         settings = dataclasses.replace(settings, api_base_url=sim.base_url)
         if args.project:
             settings = dataclasses.replace(settings, project_dir=args.project.resolve())
-        print(f"{'day':>4} {'build s':>8} {'dbt s':>7} {'names matched':>13}  " + "  ".join(f"{n} s" for n in WATCH_NODES))
+        print(
+            f"{'day':>4} {'build s':>8} {'dbt s':>7} {'names matched':>13}  " + "  ".join(f"{n} s" for n in WATCH_NODES)
+        )
         for day in range(1, args.days + 1):
             sim.set_day(day)
             load_day(settings, registry.date_of(day), service_key=KEY)
-            since = datetime.now(timezone.utc)
+            since = datetime.now(UTC)
             started = time.perf_counter()
             build(settings)
             wall = time.perf_counter() - started
@@ -89,8 +100,10 @@ def main() -> None:
             figures, elapsed = node_figures(settings.state_dir / "dbt" / "target" / "run_results.json")
             matched = names_matched_since(settings.duckdb_path, since)
             cells = [f"{figures[n]:.3f}" if n in figures else "-" for n in WATCH_NODES]
-            print(f"{day:>4} {wall:>8.2f} {elapsed:>7.2f} {'-' if matched is None else matched:>13}  "
-                  + "  ".join(f"{c:>{len(n) + 2}}" for c, n in zip(cells, WATCH_NODES)))
+            print(
+                f"{day:>4} {wall:>8.2f} {elapsed:>7.2f} {'-' if matched is None else matched:>13}  "
+                + "  ".join(f"{c:>{len(n) + 2}}" for c, n in zip(cells, WATCH_NODES))
+            )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ the rule-based matcher, the same for the 8 candidates the AI would be offered (i
 name among them?), and every miss.
 Run: python benchmarks/eval_watch_terms.py [data_dir]
 """
+
 from __future__ import annotations
 
 import csv
@@ -67,8 +68,7 @@ def real_names(data_dir: Path) -> list[str]:
 
 def read_truth() -> dict[str, set[str]]:
     with TRUTH.open(encoding="utf-8") as fh:
-        return {row["watch_term"]: {n for n in row["expected_names"].split("|") if n}
-                for row in csv.DictReader(fh)}
+        return {row["watch_term"]: {n for n in row["expected_names"].split("|") if n} for row in csv.DictReader(fh)}
 
 
 def compile_sql(settings, sql: str) -> str:
@@ -87,14 +87,22 @@ def score(truth: dict[str, set[str]], found: dict[str, set[str]]) -> tuple[int, 
 def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """term -> names the rule-based matcher matches, and term -> the 8 candidates it would offer."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings({}).with_paths(duckdb_path=Path(tmp) / "eval.duckdb",
-                                                reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state")
+        settings = load_settings({}).with_paths(
+            duckdb_path=Path(tmp) / "eval.duckdb", reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state"
+        )
         seeded = invoke_dbt(settings, "seed", "--select", "ingredient_name_translations hangul_jamo_romanization")
         if seeded.returncode != 0:
             raise SystemExit("dbt seed failed: see the dbt log.")
-        key_sql, match_sql, rank_sql = compile_sql(settings, SPLIT.join([
-            "select name, {{ comparison_key('name') }} as ingredient_name_key from watch_eval.raw_names",
-            MATCH_SQL, RANK_SQL.replace("{n}", str(CANDIDATES))])).split(SPLIT)
+        key_sql, match_sql, rank_sql = compile_sql(
+            settings,
+            SPLIT.join(
+                [
+                    "select name, {{ comparison_key('name') }} as ingredient_name_key from watch_eval.raw_names",
+                    MATCH_SQL,
+                    RANK_SQL.replace("{n}", str(CANDIDATES)),
+                ]
+            ),
+        ).split(SPLIT)
         with duckdb.connect(str(settings.duckdb_path)) as con:
             con.execute("create schema watch_eval")
             con.execute("create table watch_eval.raw_names (name varchar)")
@@ -125,17 +133,23 @@ def main() -> None:
     matched, offered = run_matcher(list(truth), names)
 
     hits, predicted, expected = score(truth, matched)
-    print(f"{len(truth)} English watch terms, {sum(1 for v in truth.values() if v)} with expected names, "
-          f"against {len(names)} Hangul names of {data_dir.name}")
-    print(f"rule-based matcher: precision {hits / predicted if predicted else 1:.1%} ({hits}/{predicted}), "
-          f"recall {hits / expected:.1%} ({hits}/{expected})")
+    print(
+        f"{len(truth)} English watch terms, {sum(1 for v in truth.values() if v)} with expected names, "
+        f"against {len(names)} Hangul names of {data_dir.name}"
+    )
+    print(
+        f"rule-based matcher: precision {hits / predicted if predicted else 1:.1%} ({hits}/{predicted}), "
+        f"recall {hits / expected:.1%} ({hits}/{expected})"
+    )
     with_names = [t for t in truth if truth[t]]
     term_hits = sum(1 for t in with_names if truth[t] & offered.get(t, set()))
     name_hits = sum(len(truth[t] & offered.get(t, set())) for t in with_names)
     reachable = sum(min(len(truth[t]), CANDIDATES) for t in with_names)
-    print(f"AI candidate lists ({CANDIDATES} names): right name offered for {term_hits}/{len(with_names)} terms "
-          f"({term_hits / len(with_names):.1%}); {name_hits}/{reachable} expected names offered "
-          f"({name_hits / reachable:.1%})")
+    print(
+        f"AI candidate lists ({CANDIDATES} names): right name offered for {term_hits}/{len(with_names)} terms "
+        f"({term_hits / len(with_names):.1%}); {name_hits}/{reachable} expected names offered "
+        f"({name_hits / reachable:.1%})"
+    )
     print("misses of the matcher (expected, not matched):")
     for term in truth:
         for name in sorted(truth[term] - matched.get(term, set())):

@@ -17,6 +17,7 @@ gate hook records one rejection per build (the earliest) while dmf.build builds 
 until no gate fires, so each day is compared with the loads really accepted before it, as
 day-by-day runs would (tests/test_backfill.py proves the events equal).
 """
+
 from __future__ import annotations
 
 import sys
@@ -27,15 +28,15 @@ from pathlib import Path
 import duckdb
 
 from dmf.build import build
-from settings.config import Settings, today_in_seoul
 from dmf.decisions import changed_days, published_counts
-from settings.errors import ConfigError, DmfError
-from settings.warehouse import table_exists
 from pipelines.mfds import mfds_dump_source
 from pipelines.mfds.dumps import Dump, find_dumps, read_dump
 from pipelines.mfds.helpers import FetchResult
 from pipelines.mfds.load import new_load_id, ready_pipeline, write_load
 from pipelines.mfds.row_versions import stored_versions
+from settings.config import Settings, today_in_seoul
+from settings.errors import ConfigError, DmfError
+from settings.warehouse import table_exists
 
 Echo = Callable[[str], None]
 INSERT_FLAG = "--insert-before-published"
@@ -52,8 +53,11 @@ def complete_load_of(settings: Settings, as_of: date) -> str | None:
     if latest_load_date(settings) is None:
         return None
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        row = con.execute("select load_id from mfds_raw.load_runs where as_of_date = ? and fetch_status = "
-                          "'complete' order by finished_at desc limit 1", [as_of]).fetchone()
+        row = con.execute(
+            "select load_id from mfds_raw.load_runs where as_of_date = ? and fetch_status = "
+            "'complete' order by finished_at desc limit 1",
+            [as_of],
+        ).fetchone()
     return row[0] if row else None
 
 
@@ -75,8 +79,12 @@ def _published(settings: Settings) -> tuple[set[date], dict[date, dict[str, int]
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         if not table_exists(con, "marts", "dmf_loads", "dmf_events"):
             return set(), {}
-        days = {row[0] for row in con.execute(
-            "select distinct as_of_date from marts.dmf_loads where verdict = 'accepted'").fetchall()}
+        days = {
+            row[0]
+            for row in con.execute(
+                "select distinct as_of_date from marts.dmf_loads where verdict = 'accepted'"
+            ).fetchall()
+        }
         return days, published_counts(con)
 
 
@@ -84,13 +92,20 @@ def _verdicts(settings: Settings, days: list[date]) -> dict[date, tuple[str, str
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         rows = con.execute(
             "select as_of_date, verdict, reason from marts.dmf_day_decisions where as_of_date in "
-            f"({', '.join('?' for _ in days)})", days,
+            f"({', '.join('?' for _ in days)})",
+            days,
         ).fetchall()
     return {row[0]: (row[1], row[2]) for row in rows}
 
 
-def backfill(settings: Settings, path: Path, *, insert_before_published: bool = False,
-             echo: Echo = print, progress: bool | None = None) -> int:
+def backfill(
+    settings: Settings,
+    path: Path,
+    *,
+    insert_before_published: bool = False,
+    echo: Echo = print,
+    progress: bool | None = None,
+) -> int:
     """Imports the dumps at `path`, builds once (judging each day), says what was published.
 
     Returns the exit code: 0 every imported day published, 2 a gate rejected one of them."""
@@ -122,15 +137,22 @@ def backfill(settings: Settings, path: Path, *, insert_before_published: bool = 
             result = read_dump(dump)
             load_id = new_load_id()
             results: list[FetchResult] = []
-            source = mfds_dump_source(as_of=dump.as_of, load_id=load_id, read=lambda result=result: result,
-                                      on_result=results.append,
-                                      known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes))
+            source = mfds_dump_source(
+                as_of=dump.as_of,
+                load_id=load_id,
+                read=lambda result=result: result,
+                on_result=results.append,
+                known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes),
+            )
             outcome = write_load(settings, pipeline, source, results, dump.as_of, load_id)
             if outcome.fetch_status != "complete":  # the contract refused it: recorded, never built on
-                raise DmfError(f"{dump.path}: {outcome.reason}; {number - 1} earlier day(s) were imported, "
-                               "nothing was built.")
-            echo(f"{dump.as_of}  load    [{number}/{len(todo)}] {dump.path.name}: {outcome.distinct_count:,} records "
-                 f"(load {load_id})")
+                raise DmfError(
+                    f"{dump.path}: {outcome.reason}; {number - 1} earlier day(s) were imported, nothing was built."
+                )
+            echo(
+                f"{dump.as_of}  load    [{number}/{len(todo)}] {dump.path.name}: {outcome.distinct_count:,} records "
+                f"(load {load_id})"
+            )
             bar.advance(f"{dump.as_of} imported")
 
     echo(f"backfill: {len(todo)} day(s) imported; building (every day is judged by the gates in turn)")
@@ -150,11 +172,16 @@ def backfill(settings: Settings, path: Path, *, insert_before_published: bool = 
     for line in lines or ["no day published before this backfill changed"]:
         echo(f"published  {line}")
     if lines:
-        echo(f"re-render the changed days' reports with `dmf report --as-of D` "
-             f"({', '.join(line.split()[0] for line in lines)}).")
-    echo(f"backfill: {len(todo) - len(rejected)} of {len(todo)} imported day(s) published"
-         + (f", {len(rejected)} rejected by a gate (see `dmf status`)" if rejected else "")
-         + (f", {len(dumps) - len(todo)} skipped" if len(dumps) > len(todo) else "") + ".")
+        echo(
+            f"re-render the changed days' reports with `dmf report --as-of D` "
+            f"({', '.join(line.split()[0] for line in lines)})."
+        )
+    echo(
+        f"backfill: {len(todo) - len(rejected)} of {len(todo)} imported day(s) published"
+        + (f", {len(rejected)} rejected by a gate (see `dmf status`)" if rejected else "")
+        + (f", {len(dumps) - len(todo)} skipped" if len(dumps) > len(todo) else "")
+        + "."
+    )
     return 2 if rejected else 0
 
 
@@ -167,11 +194,17 @@ class _ProgressBar:
         if enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self._progress = Progress(TextColumn("importing dumps"), BarColumn(), MofNCompleteColumn(),
-                                      TimeRemainingColumn(), TextColumn("{task.description}"), transient=True)
+            self._progress = Progress(
+                TextColumn("importing dumps"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.description}"),
+                transient=True,
+            )
             self._task = self._progress.add_task("", total=total)
 
-    def __enter__(self) -> "_ProgressBar":
+    def __enter__(self) -> _ProgressBar:
         if self._progress is not None:
             self._progress.start()
         return self

@@ -14,9 +14,8 @@ the loader, the AI step and the report open the same file right after.
 Every build's outcome is recorded in `mfds_raw.build_runs` (append-only), so that `dmf report`
 can refuse to render marts a failed build left behind and say what to fix.
 """
-from __future__ import annotations
 
-import logging
+from __future__ import annotations
 
 import json
 import logging
@@ -24,13 +23,13 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 
+from pipelines.mfds.settings import DATASET_NAME
 from settings.config import Settings
 from settings.errors import DmfError
-from pipelines.mfds.settings import DATASET_NAME
 from settings.storage import is_write_failure_text, write_failure_message
 from settings.warehouse import table_exists
 
@@ -62,12 +61,18 @@ def invoke_dbt(settings: Settings, command: str, *extra: str) -> subprocess.Comp
     target = settings.state_dir / "dbt" / "target"
     env = dict(os.environ, DMF_DUCKDB_PATH=str(settings.duckdb_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     args = [
-        sys.executable, "-c", "from dbt.cli.main import cli; cli()",
+        sys.executable,
+        "-c",
+        "from dbt.cli.main import cli; cli()",
         *command.split(),
-        "--project-dir", str(settings.project_dir),
-        "--profiles-dir", str(settings.project_dir),
-        "--target-path", str(target),
-        "--log-path", str(settings.state_dir / "logs"),
+        "--project-dir",
+        str(settings.project_dir),
+        "--profiles-dir",
+        str(settings.project_dir),
+        "--target-path",
+        str(target),
+        "--log-path",
+        str(settings.state_dir / "logs"),
         *extra,
     ]
     return subprocess.run(args, cwd=settings.project_dir, env=env, capture_output=True, text=True)
@@ -88,7 +93,11 @@ def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildO
         status = result["status"]
         counts[status] = counts.get(status, 0) + 1
         if status in {"error", "fail"}:
-            name = result["unique_id"].split(".")[-1] if result["unique_id"].count(".") < 3 else result["unique_id"].split(".")[2]
+            name = (
+                result["unique_id"].split(".")[-1]
+                if result["unique_id"].count(".") < 3
+                else result["unique_id"].split(".")[2]
+            )
             failures.append(f"{name}: {(result.get('message') or status).splitlines()[0]}")
     gate_fired = any(result["status"] == "fail" and f".{GATE_TEST}" in result["unique_id"] for result in results)
     return BuildOutcome(success=process.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
@@ -117,15 +126,22 @@ def build(settings: Settings, *, full_refresh: bool = False, check_seeds: bool =
     if check_seeds:
         check_seed_files(settings)
     _migrate_raw_items(settings)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     try:
         outcome, consistent = _build(settings, full_refresh)
     except DmfError as error:
-        record_build(settings, started, consistent=False, gate_fired=False, failures=[str(error)],
-                     full_refresh=full_refresh)
+        record_build(
+            settings, started, consistent=False, gate_fired=False, failures=[str(error)], full_refresh=full_refresh
+        )
         raise
-    record_build(settings, started, consistent=consistent, gate_fired=outcome.gate_fired,
-                 failures=outcome.failures, full_refresh=full_refresh)
+    record_build(
+        settings,
+        started,
+        consistent=consistent,
+        gate_fired=outcome.gate_fired,
+        failures=outcome.failures,
+        full_refresh=full_refresh,
+    )
     return outcome
 
 
@@ -195,7 +211,7 @@ def _operation_message(output: str) -> str:
     for marker in ("cannot record the gate rejection:", "gate rejections:"):
         for line in lines:
             if marker in line:
-                return line[line.index(marker):]
+                return line[line.index(marker) :]
     errors = [line for line in lines if "error" in line.lower()]
     return (errors or lines or ["dbt printed nothing"])[-1][:300]
 
@@ -206,16 +222,21 @@ def _rejected_load_count(settings: Settings) -> int:
         with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
             if not table_exists(con, DATASET_NAME, "rejected_load_signals"):
                 return 0
-            row = con.execute(
-                f"select count(distinct load_id) from {DATASET_NAME}.rejected_load_signals"
-            ).fetchone()
+            row = con.execute(f"select count(distinct load_id) from {DATASET_NAME}.rejected_load_signals").fetchone()
     except duckdb.Error:
         return 0
     return int(row[0]) if row else 0
 
 
-def record_build(settings: Settings, started: datetime, *, consistent: bool, gate_fired: bool,
-                 failures: list[str], full_refresh: bool) -> None:
+def record_build(
+    settings: Settings,
+    started: datetime,
+    *,
+    consistent: bool,
+    gate_fired: bool,
+    failures: list[str],
+    full_refresh: bool,
+) -> None:
     """Appends the build's outcome to mfds_raw.build_runs (success: the marts may be read)."""
     if not settings.duckdb_path.is_file():
         return  # dbt never got as far as creating the warehouse: nothing to record it in
@@ -226,8 +247,9 @@ def record_build(settings: Settings, started: datetime, *, consistent: bool, gat
         log.warning("could not record the build outcome in %s", settings.duckdb_path, exc_info=True)
 
 
-def _append_build(settings: Settings, started: datetime, consistent: bool, gate_fired: bool,
-                  failures: list[str], full_refresh: bool) -> None:
+def _append_build(
+    settings: Settings, started: datetime, consistent: bool, gate_fired: bool, failures: list[str], full_refresh: bool
+) -> None:
     with duckdb.connect(str(settings.duckdb_path)) as con:
         con.execute(f"create schema if not exists {DATASET_NAME}")
         con.execute(
@@ -237,8 +259,7 @@ def _append_build(settings: Settings, started: datetime, consistent: bool, gate_
         )
         con.execute(
             f"insert into {DATASET_NAME}.{BUILD_RUNS_TABLE} values (?, ?, ?, ?, ?, ?)",
-            [started, datetime.now(timezone.utc), consistent, gate_fired, full_refresh,
-             "; ".join(failures) or None],
+            [started, datetime.now(UTC), consistent, gate_fired, full_refresh, "; ".join(failures) or None],
         )
 
 
@@ -258,5 +279,7 @@ def unpublishable_reason(settings: Settings) -> str | None:
     if row is None or row[0]:
         return None
     first = (row[2] or "unknown error").split("; ")[0]
-    return (f"the last build failed at {row[1].astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC ({first[:200]}); "
-            "fix that and run `dmf build`.")
+    return (
+        f"the last build failed at {row[1].astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC ({first[:200]}); "
+        "fix that and run `dmf build`."
+    )

@@ -3,6 +3,7 @@
 Exit codes: 0 success, 2 an integrity gate (or an incomplete load) rejected the day, 1 any
 other failure. A failure is one line on stderr; the details go to state/logs/dmf.log.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,9 @@ log = logging.getLogger("dmf")
 
 # Commands that write the warehouse (or read it while others may write): one at a time per
 # warehouse, through dmf.lock. A new command opts in by adding its name here.
-LOCKED_COMMANDS = frozenset({"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load",
-                             "notify"})
+LOCKED_COMMANDS = frozenset(
+    {"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load", "notify"}
+)
 # Live loads: the API serves only today's list, so they cannot go back before the latest load.
 LIVE_LOAD_COMMANDS = frozenset({"run", "load"})
 # Commands that need no warehouse or report directory of their own.
@@ -47,7 +49,10 @@ def _as_of(value: str) -> date:
 
 def _add_as_of(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--as-of", type=_as_of, default=None, metavar="YYYY-MM-DD",
+        "--as-of",
+        type=_as_of,
+        default=None,
+        metavar="YYYY-MM-DD",
         help="logical date of the load (default: today in Asia/Seoul)",
     )
 
@@ -58,8 +63,13 @@ def parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="simulate several days end to end on a local MFDS simulator")
     demo.add_argument("--days", type=int, default=5, help="how many consecutive days (default 5)")
-    demo.add_argument("--start", type=_as_of, default=None, metavar="YYYY-MM-DD",
-                      help="first simulated day (default: so that the last day is today)")
+    demo.add_argument(
+        "--start",
+        type=_as_of,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="first simulated day (default: so that the last day is today)",
+    )
     demo.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the synthetic registry")
 
     run = commands.add_parser("run", help="the daily job: load, build with gates, enrich, report")
@@ -70,34 +80,52 @@ def parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="dbt build: models, integrity gates, tests")
     # The build always covers every load; --as-of (the same flag as the other steps, so a
     # cron chain can pass it to each) names the day whose verdict is printed after it.
-    build.add_argument("--as-of", type=_as_of, default=None, metavar="YYYY-MM-DD",
-                       help="also print that day's verdict once built (the build covers every load)")
+    build.add_argument(
+        "--as-of",
+        type=_as_of,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="also print that day's verdict once built (the build covers every load)",
+    )
     build.add_argument("--full-refresh", action="store_true", help="rebuild every table from the raw loads")
     enrich = commands.add_parser("enrich", help="ask agy for the day's Korean briefing (optional, never fatal)")
     _add_as_of(enrich)
     report = commands.add_parser("report", help="render the day's xlsx report from the warehouse")
     _add_as_of(report)
     report.add_argument("--weekly", action="store_true", help="render the weekly report ending on that date")
-    doctor = commands.add_parser("doctor", help="check the whole setup: service key, API, warehouse, "
-                                                "reports directory, then agy")
-    doctor.add_argument("--fix", action="store_true",
-                        help="create the batch workspace, merge the permission deny block into agy's settings "
-                             "and close the AI circuit a missing agy opened once agy runs")
+    doctor = commands.add_parser(
+        "doctor", help="check the whole setup: service key, API, warehouse, reports directory, then agy"
+    )
+    doctor.add_argument(
+        "--fix",
+        action="store_true",
+        help="create the batch workspace, merge the permission deny block into agy's settings "
+        "and close the AI circuit a missing agy opened once agy runs",
+    )
 
-    for verb, help_text in (("accept", "publish a complete load a gate rejected, after checking it against the MFDS site"),
-                            ("reject", "withdraw a published day found bad later (the next day compares with the one before)")):
+    for verb, help_text in (
+        ("accept", "publish a complete load a gate rejected, after checking it against the MFDS site"),
+        ("reject", "withdraw a published day found bad later (the next day compares with the one before)"),
+    ):
         decide = commands.add_parser(f"{verb}-load", help=help_text)
-        decide.add_argument("--as-of", type=_as_of, required=True, metavar="YYYY-MM-DD", help="the day whose latest load is decided on")
+        decide.add_argument(
+            "--as-of", type=_as_of, required=True, metavar="YYYY-MM-DD", help="the day whose latest load is decided on"
+        )
         decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
         decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
 
     backfill = commands.add_parser("backfill", help="import dated dumps of the raw list as past loads, then build")
-    backfill.add_argument("path", metavar="PATH",
-                          help="a dump or a folder of them: YYYY-MM-DD.jsonl (one raw item a line) or "
-                               "YYYY-MM-DD.json (the API's response pages)")
-    backfill.add_argument("--insert-before-published", action="store_true",
-                          help="also import days before the latest load (changes published days; "
-                               "prints which and how)")
+    backfill.add_argument(
+        "path",
+        metavar="PATH",
+        help="a dump or a folder of them: YYYY-MM-DD.jsonl (one raw item a line) or "
+        "YYYY-MM-DD.json (the API's response pages)",
+    )
+    backfill.add_argument(
+        "--insert-before-published",
+        action="store_true",
+        help="also import days before the latest load (changes published days; prints which and how)",
+    )
 
     seeds = commands.add_parser("seeds", help="check the analysts' seed CSVs (file, line, value, what is allowed)")
     seeds.add_argument("action", choices=["check"])
@@ -128,8 +156,9 @@ def parser() -> argparse.ArgumentParser:
         decide.add_argument("--note", default="", help="why")
 
     notify = commands.add_parser("notify", help="send the day's messages and alerts (each only once)")
-    notify.add_argument("action", nargs="?", choices=["test"],
-                        help="`test`: a test message to every configured destination")
+    notify.add_argument(
+        "action", nargs="?", choices=["test"], help="`test`: a test message to every configured destination"
+    )
     _add_as_of(notify)
     notify.add_argument("--resend", action="store_true", help="send the day's messages again")
 
@@ -143,17 +172,21 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     as_of = getattr(args, "as_of", None) or today_in_seoul()
     if args.command == "demo":
         from dmf.demo import run_demo
+
         return run_demo(settings, days=args.days, start=args.start, seed=args.seed)
     if args.command == "run":
         from dmf.run import run_day
+
         return run_day(settings, as_of).exit_code
     if args.command == "load":
         from pipelines.mfds.load import load_day
+
         outcome = load_day(settings, as_of, force=args.force)
         print(outcome.summary())
         return {"complete": 0, "skipped": 0, "failed": 1}.get(outcome.fetch_status, 2)
     if args.command == "build":
         from dmf.build import build
+
         outcome = build(settings, full_refresh=args.full_refresh)
         print(outcome.summary())
         if args.as_of is not None:
@@ -161,12 +194,14 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return 0 if outcome.success else (2 if outcome.gate_fired else 1)
     if args.command == "enrich":
         from enrich.daily import enrich_day
+
         print(enrich_day(settings, as_of).summary())
         return 0
     if args.command == "report":
         from dmf.build import unpublishable_reason
         from reports.daily import render_daily
         from reports.weekly import render_weekly
+
         problem = unpublishable_reason(settings)
         if problem:
             raise DmfError(problem)
@@ -174,6 +209,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.command == "doctor":
         from dmf.doctor import BAD, WARN, run_setup_doctor
+
         if args.fix:
             from enrich.config import load_ai_config
             from enrich.doctor import fix_circuit
@@ -188,13 +224,15 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
             print(check.line)
         bad = sum(check.level == BAD for check in checks)
         warn = sum(check.level == WARN for check in checks)
-        print(f"{len(checks)} checks: {bad} failed, {warn} warnings"
-              + (" (warnings do not stop a run)" if warn else ""))
+        print(
+            f"{len(checks)} checks: {bad} failed, {warn} warnings" + (" (warnings do not stop a run)" if warn else "")
+        )
         return 1 if bad else 0
     if args.command == "seeds":
         from pathlib import Path
 
         from dmf.seed_check import check_seeds
+
         # The dbt project one stands in (an analyst's checkout), else this installation's.
         here = Path.cwd()
         problems = check_seeds(here if (here / "dbt_project.yml").is_file() else settings.project_dir)
@@ -206,11 +244,12 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.command == "history":
         from reports.history import history_text
-        print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no,
-                           applicant=args.applicant))
+
+        print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no, applicant=args.applicant))
         return 0
     if args.command == "status":
         from dmf.status import day_statuses, format_table
+
         if args.days < 1:
             raise DmfError("--days must be at least 1.")
         statuses = day_statuses(settings, args.days, as_of)
@@ -220,12 +259,15 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from pathlib import Path
 
         from dmf.backfill import backfill
+
         return backfill(settings, Path(args.path), insert_before_published=args.insert_before_published)
     if args.command in ("accept-load", "reject-load"):
         from dmf.decisions import decide_load
+
         return decide_load(settings, args.as_of, args.command.split("-")[0], args.by, args.reason)
     if args.command == "explain-anomaly":
         from enrich.anomaly import explain_anomaly
+
         print(explain_anomaly(settings, as_of).summary())
         return 0
     if args.command == "proposals":
@@ -259,9 +301,11 @@ def proposals_command(settings: Settings, args: argparse.Namespace) -> int:
             print("No proposals." if args.all else "No pending proposals.")
         for row in rows:
             overdue = "  (pending over 7 days)" if row["is_overdue"] else ""
-            print(f"{row['proposal_id']}  {row['status']:<8}  {row['watch_term']} → "
-                  f"{row['candidate_ingredient_name']}  confidence {row['confidence']:.2f}  "
-                  f"{row['age_days']} d{overdue}")
+            print(
+                f"{row['proposal_id']}  {row['status']:<8}  {row['watch_term']} → "
+                f"{row['candidate_ingredient_name']}  confidence {row['confidence']:.2f}  "
+                f"{row['age_days']} d{overdue}"
+            )
         return 0
     if args.action == "show":
         row = proposals.show_proposal(settings, args.proposal_id)
@@ -271,8 +315,10 @@ def proposals_command(settings: Settings, args: argparse.Namespace) -> int:
             if key != "decisions":
                 print(f"{key:>26}: {value}")
         for decision in row["decisions"]:
-            print(f"{'decision':>26}: {decision['decision']} by {decision['decided_by']} "
-                  f"at {decision['decided_at']} {decision['note'] or ''}")
+            print(
+                f"{'decision':>26}: {decision['decision']} by {decision['decided_by']} "
+                f"at {decision['decided_at']} {decision['note'] or ''}"
+            )
         return 0
     outcome = proposals.decide(settings, args.proposal_id, args.action, args.by, args.note)
     if not outcome.ok:
@@ -289,9 +335,12 @@ def notify_command(settings: Settings, args: argparse.Namespace, as_of: date) ->
         results = notify_test(settings)
         if not results:
             skipped = ", ".join(unconfigured(settings))
-            raise DmfError("no notification destination is configured: set DMF_NOTIFY_URLS or "
-                           "DMF_NOTIFY_URL_<NAME> for a destination of notify/notify.toml"
-                           + (f" ({skipped})" if skipped else "") + ".")
+            raise DmfError(
+                "no notification destination is configured: set DMF_NOTIFY_URLS or "
+                "DMF_NOTIFY_URL_<NAME> for a destination of notify/notify.toml"
+                + (f" ({skipped})" if skipped else "")
+                + "."
+            )
         for name, ok, error in results:
             print(f"{name}: {'ok' if ok else 'failed'}{'  ' + error if error else ''}")
         return 0 if all(ok for _, ok, _ in results) else 1
@@ -299,6 +348,7 @@ def notify_command(settings: Settings, args: argparse.Namespace, as_of: date) ->
     print(f"{as_of}  notify  {outcome.summary()}")
     if outcome.recorded and settings.duckdb_path.is_file():
         from reports.daily import render_daily
+
         render_daily(settings, as_of)  # its operations sheet lists the new alerts and deliveries
     return 0
 
@@ -347,12 +397,14 @@ def _validate(args: argparse.Namespace, settings: Settings) -> None:
         from pathlib import Path
 
         from dmf.backfill import check_dumps
+
         check_dumps(Path(args.path))
 
 
 def _lock_target(args: argparse.Namespace, settings: Settings) -> Settings:
     if args.command == "demo":
         from dmf.demo import demo_settings
+
         return demo_settings(settings)
     return settings
 
@@ -387,7 +439,8 @@ def _setup(args: argparse.Namespace) -> Settings:
     # A log line that cannot be written (disk full) must not print a traceback to stderr.
     logging.raiseExceptions = False
     logging.basicConfig(
-        filename=settings.state_dir / "logs" / "dmf.log", level=logging.INFO,
+        filename=settings.state_dir / "logs" / "dmf.log",
+        level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
     return settings

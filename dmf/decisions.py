@@ -7,19 +7,20 @@ reads through `stg_mfds__load_decisions`: the warehouse, not this module, decide
 published. This module checks that the decision applies, records it, rebuilds, and says which
 published days changed (event counts per date before and after).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import duckdb
 
 from dmf.build import build
+from pipelines.mfds.settings import DATASET_NAME
 from settings.config import Settings
 from settings.errors import ConfigError, DmfError
 from settings.warehouse import table_exists
-from pipelines.mfds.settings import DATASET_NAME
 
 DECISIONS_TABLE = "load_decisions"
 EVENT_TYPES = ("NEW", "CHANGED", "WITHDRAWN")
@@ -59,14 +60,18 @@ def refusal(decision: str, as_of: date, load: DayLoad | None) -> str | None:
         return f"no load is recorded for {as_of}; there is nothing to decide on."
     if decision == "accept":
         if load.fetch_status != "complete" or (load.reason or "").startswith("incomplete"):
-            return (f"load {load.load_id} of {as_of} is incomplete: an incomplete load cannot be accepted, "
-                    "it is partial; the next complete load is compared with the last accepted one "
-                    "(a past day can be loaded again only from a dump: `dmf backfill`).")
+            return (
+                f"load {load.load_id} of {as_of} is incomplete: an incomplete load cannot be accepted, "
+                "it is partial; the next complete load is compared with the last accepted one "
+                "(a past day can be loaded again only from a dump: `dmf backfill`)."
+            )
         if load.verdict == "accepted":
             return f"load {load.load_id} of {as_of} is already published; nothing to accept."
         if not load.rejected_gates and load.decision != "reject":
-            return (f"load {load.load_id} of {as_of} was not rejected by a gate ({load.reason}); "
-                    "only a gate's rejection can be overruled.")
+            return (
+                f"load {load.load_id} of {as_of} was not rejected by a gate ({load.reason}); "
+                "only a gate's rejection can be overruled."
+            )
         return None
     if load.verdict != "accepted":
         return f"load {load.load_id} of {as_of} is not published ({load.reason}); nothing to reject."
@@ -98,8 +103,9 @@ def changed_days(before: DayCounts, after: DayCounts) -> list[str]:
     return lines
 
 
-def decide_load(settings: Settings, as_of: date, decision: str, decided_by: str, reason: str,
-                *, echo: Echo = print) -> int:
+def decide_load(
+    settings: Settings, as_of: date, decision: str, decided_by: str, reason: str, *, echo: Echo = print
+) -> int:
     """Checks, records and applies a person's decision; returns the exit code of the command."""
     if decision not in ("accept", "reject"):
         raise ConfigError(f"unknown decision {decision!r}; use accept or reject.")
@@ -119,7 +125,7 @@ def decide_load(settings: Settings, as_of: date, decision: str, decided_by: str,
         con.execute(
             f"insert into {DATASET_NAME}.{DECISIONS_TABLE} "
             "(load_id, as_of_date, decision, decided_by, reason, decided_at) values (?, ?, ?, ?, ?, ?)",
-            [load.load_id, as_of, decision, decided_by.strip(), reason.strip(), datetime.now(timezone.utc)],
+            [load.load_id, as_of, decision, decided_by.strip(), reason.strip(), datetime.now(UTC)],
         )
     verb = "accepted" if decision == "accept" else "rejected"
     echo(f"{as_of}  load {load.load_id} {verb} by {decided_by.strip()}: {reason.strip()}")
@@ -134,5 +140,7 @@ def decide_load(settings: Settings, as_of: date, decision: str, decided_by: str,
     for line in lines or ["no published day changed"]:
         echo(f"published  {line}")
     if lines:
-        echo(f"re-render the changed days' reports with `dmf report --as-of D` ({', '.join(l.split()[0] for l in lines)}).")
+        echo(
+            f"re-render the changed days' reports with `dmf report --as-of D` ({', '.join(line.split()[0] for line in lines)})."
+        )
     return 0 if outcome.success else 2

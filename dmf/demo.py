@@ -4,6 +4,7 @@ It starts the MFDS-compatible simulator on a free loopback port, runs the daily 
 consecutive simulated days into a warehouse of its own (data/demo/), and ends with the events
 compared with the simulator's ground truth and where the data and reports are.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,13 +12,13 @@ import shutil
 import time
 from datetime import date, timedelta
 
-from settings.config import Settings, today_in_seoul
+from dmf.ground_truth import compare_days, table
 from dmf.lock import lock_path
-from pipelines.mfds.row_versions import raw_summary
 from dmf.run import run_day
+from pipelines.mfds.row_versions import raw_summary
+from settings.config import Settings, today_in_seoul
 from simulator.registry import DEFAULT_SEED, SyntheticRegistry
 from simulator.server import DEFAULT_SERVICE_KEY, SimulatorServer
-from dmf.ground_truth import compare_days, table
 
 # A transient outage on the third day shows the retries at work; the load is still accepted.
 DEMO_FAULTS = {3: "http503:1"}
@@ -84,6 +85,8 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
     if raw:
         print(f"Raw:       {raw}")
     print(f"Reports:   {settings.reports_dir}")
-    print(f"Messages:  {outbox}  (the mail HTML, chat text and webhook JSON each day would have sent;"
-          " set DMF_NOTIFY_URLS for real delivery, see README \"Delivery\")")
+    print(
+        f"Messages:  {outbox}  (the mail HTML, chat text and webhook JSON each day would have sent;"
+        ' set DMF_NOTIFY_URLS for real delivery, see README "Delivery")'
+    )
     return worst

@@ -5,6 +5,7 @@ writable → the AI checks of `enrich.doctor`. Each check is a value with a leve
 (the day still runs and publishes, e.g. AI trouble or yesterday's rejected load) or `bad`
 (a run would fail). Nothing raises, nothing is changed, and the service key never appears.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,9 +15,9 @@ from pathlib import Path
 
 import duckdb
 
-from settings.config import Settings
 from pipelines.mfds.helpers import ApiError, MfdsClient, redact
 from pipelines.mfds.settings import RetryPolicy
+from settings.config import Settings
 from settings.url_policy import base_url_problem
 
 OK, WARN, BAD = "ok", "warn", "bad"
@@ -26,8 +27,9 @@ AI_WARNINGS = frozenset({"agy_binary", "agy_model", "agy_circuit", "agy_budget"}
 #: without the binary it is a warning (install the deny block before installing agy).
 AI_WARNINGS_WITHOUT_AGY = AI_WARNINGS | {"agy_permissions", "agy_workspace"}
 #: One request, tried twice at most: doctor must answer in seconds, not retry like a load.
-DOCTOR_POLICY = RetryPolicy(max_retries=1, base_delay_s=0.5, max_delay_s=0.5, connect_timeout_s=5.0,
-                            read_timeout_s=15.0)
+DOCTOR_POLICY = RetryPolicy(
+    max_retries=1, base_delay_s=0.5, max_delay_s=0.5, connect_timeout_s=5.0, read_timeout_s=15.0
+)
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class SetupCheck:
 
     @property
     def line(self) -> str:
-        return f"{ {OK: 'ok  ', WARN: 'WARN', BAD: 'BAD '}[self.level]} {self.name}: {self.message}"
+        return f"{ {OK: 'ok  ', WARN: 'WARN', BAD: 'BAD '}[self.level] } {self.name}: {self.message}"
 
 
 def service_key_from_config(project_dir: Path) -> str | None:
@@ -66,12 +68,17 @@ def service_key_from_config(project_dir: Path) -> str | None:
 def check_service_key(key: str | None) -> SetupCheck:
     if key:
         return SetupCheck("service_key", OK, "an MFDS service key is configured (not shown).")
-    return SetupCheck("service_key", BAD, "no MFDS service key: set MFDS_SERVICE_KEY to the decoded key "
-                                          "from data.go.kr (or mfds_service_key in .dlt/secrets.toml).")
+    return SetupCheck(
+        "service_key",
+        BAD,
+        "no MFDS service key: set MFDS_SERVICE_KEY to the decoded key "
+        "from data.go.kr (or mfds_service_key in .dlt/secrets.toml).",
+    )
 
 
-def check_api(base_url: str, key: str | None, policy: RetryPolicy = DOCTOR_POLICY,
-              allowed_hosts: tuple[str, ...] = ()) -> SetupCheck:
+def check_api(
+    base_url: str, key: str | None, policy: RetryPolicy = DOCTOR_POLICY, allowed_hosts: tuple[str, ...] = ()
+) -> SetupCheck:
     """One request for one row: proves the URL, the key and the portal answer, costs one request.
     The loader's URL policy is applied first: a refused URL is never connected to."""
     if not key:
@@ -86,8 +93,13 @@ def check_api(base_url: str, key: str | None, policy: RetryPolicy = DOCTOR_POLIC
         return SetupCheck("mfds_api", BAD, redact(exc.reason, key) + ".")
     except Exception as exc:  # doctor always answers
         return SetupCheck("mfds_api", BAD, f"the request failed ({type(exc).__name__}).")
-    return SetupCheck("mfds_api", OK, f"the MFDS API answered one row; totalCount {page.total_count:,}."
-                      if page.total_count is not None else "the MFDS API answered.")
+    return SetupCheck(
+        "mfds_api",
+        OK,
+        f"the MFDS API answered one row; totalCount {page.total_count:,}."
+        if page.total_count is not None
+        else "the MFDS API answered.",
+    )
 
 
 def check_warehouse(duckdb_path: Path) -> list[SetupCheck]:
@@ -96,22 +108,31 @@ def check_warehouse(duckdb_path: Path) -> list[SetupCheck]:
         return [SetupCheck("warehouse", BAD, f"no warehouse at {duckdb_path}: run `dmf run` (or `dmf demo` to try).")]
     try:
         with duckdb.connect(str(duckdb_path), read_only=True) as con:
-            tables = {name for (name,) in con.execute(
-                "select table_name from information_schema.tables where table_schema = 'marts'").fetchall()}
+            tables = {
+                name
+                for (name,) in con.execute(
+                    "select table_name from information_schema.tables where table_schema = 'marts'"
+                ).fetchall()
+            }
             if not {"dmf_day_decisions", "dmf_events", "dmf_daily_summary"} <= tables:
                 return [SetupCheck("warehouse", BAD, f"{duckdb_path} is readable but not built: run `dmf build`.")]
-            last = con.execute("select as_of_date, verdict, reason from marts.dmf_day_decisions "
-                               "order by as_of_date desc limit 1").fetchone()
+            last = con.execute(
+                "select as_of_date, verdict, reason from marts.dmf_day_decisions order by as_of_date desc limit 1"
+            ).fetchone()
     except duckdb.Error as exc:
         first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
-        return [SetupCheck("warehouse", BAD, f"{duckdb_path} cannot be read ({first}); "
-                                             "is another dmf command writing it?")]
+        return [
+            SetupCheck("warehouse", BAD, f"{duckdb_path} cannot be read ({first}); is another dmf command writing it?")
+        ]
     checks = [SetupCheck("warehouse", OK, f"{duckdb_path} is readable and built.")]
     if last is None:
         checks.append(SetupCheck("last_load", WARN, "no load yet: run `dmf run`."))
     elif last[1] != "accepted":
-        checks.append(SetupCheck("last_load", WARN, f"the last load ({last[0]}) was rejected: {last[2] or '-'}; "
-                                                    f"see `dmf status`."))
+        checks.append(
+            SetupCheck(
+                "last_load", WARN, f"the last load ({last[0]}) was rejected: {last[2] or '-'}; see `dmf status`."
+            )
+        )
     else:
         checks.append(SetupCheck("last_load", OK, f"the last load ({last[0]}) was accepted."))
     return checks
@@ -123,8 +144,12 @@ def check_reports_dir(reports_dir: Path) -> SetupCheck:
         with tempfile.NamedTemporaryFile(dir=reports_dir, prefix=".doctor-", delete=True):
             pass
     except OSError as exc:
-        return SetupCheck("reports_dir", BAD, f"{reports_dir} is not writable ({exc.strerror or type(exc).__name__}); "
-                                              "set DMF_REPORTS_DIR or fix its permissions.")
+        return SetupCheck(
+            "reports_dir",
+            BAD,
+            f"{reports_dir} is not writable ({exc.strerror or type(exc).__name__}); "
+            "set DMF_REPORTS_DIR or fix its permissions.",
+        )
     return SetupCheck("reports_dir", OK, f"{reports_dir} is writable.")
 
 
@@ -132,8 +157,10 @@ def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY)
     from enrich.doctor import AGY_NOT_FOUND, run_doctor
 
     key = service_key_from_config(settings.project_dir)
-    checks = [check_service_key(key),
-              check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ())))]
+    checks = [
+        check_service_key(key),
+        check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ()))),
+    ]
     checks += check_warehouse(settings.duckdb_path)
     checks.append(check_reports_dir(settings.reports_dir))
     ai_checks = run_doctor(settings)

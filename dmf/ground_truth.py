@@ -8,6 +8,7 @@ truth of the days in between is composed record by record. A registration that c
 expected as REINSTATED when its absence is within the pipeline's window (the dbt var
 `reinstatement_window_days`), else as NEW.
 """
+
 from __future__ import annotations
 
 import re
@@ -78,8 +79,12 @@ def composed_truth(source, since: date, until: date) -> list[dict]:
             elif earlier["event_type"] == "WITHDRAWN" and entry["event_type"] == "REINSTATED":
                 del by_record[entry["record_id"]]
             elif earlier["event_type"] in ("NEW", "REINSTATED"):
-                by_record[entry["record_id"]] = {**entry, "event_type": earlier["event_type"], "fields": [],
-                                                 "absent_days": earlier.get("absent_days")}
+                by_record[entry["record_id"]] = {
+                    **entry,
+                    "event_type": earlier["event_type"],
+                    "fields": [],
+                    "absent_days": earlier.get("absent_days"),
+                }
             elif entry["event_type"] == "CHANGED":
                 fields = sorted(set(earlier["fields"]) | set(entry["fields"]))
                 by_record[entry["record_id"]] = {**entry, "fields": fields}
@@ -111,8 +116,13 @@ def compare_day(duckdb_path: Path, source, as_of: date, window_days: int | None 
     else:
         truth = [{**t, "event_type": _expected_type(t, window)} for t in composed_truth(source, load[2], as_of)]
     expected = {
-        _identity(t["event_type"], t.get("permit_no"), t.get("ingredient_name"), t.get("applicant_bizrno"), t.get("permit_date")):
-            frozenset(t.get("fields") or ()) if t["event_type"] == "CHANGED" else frozenset()
+        _identity(
+            t["event_type"],
+            t.get("permit_no"),
+            t.get("ingredient_name"),
+            t.get("applicant_bizrno"),
+            t.get("permit_date"),
+        ): frozenset(t.get("fields") or ()) if t["event_type"] == "CHANGED" else frozenset()
         for t in truth
     }
     with duckdb.connect(str(duckdb_path)) as con:
@@ -122,8 +132,7 @@ def compare_day(duckdb_path: Path, source, as_of: date, window_days: int | None 
             [as_of],
         ).fetchall()
     published = {
-        _identity(event_type, permit_no, ingredient, bizrno, permit_date):
-            frozenset((changed or "").split(",")) - {""}
+        _identity(event_type, permit_no, ingredient, bizrno, permit_date): frozenset((changed or "").split(",")) - {""}
         for event_type, permit_no, ingredient, bizrno, permit_date, changed in rows
     }
     day = DayComparison(as_of)

@@ -7,6 +7,7 @@ while held it says who holds it (pid, host, command, start), so a second run tha
 name the running one. File descriptors are opened close-on-exec, so the dbt child process of a
 run never inherits the lock.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -17,7 +18,7 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from settings.errors import DmfError
@@ -43,8 +44,10 @@ def _holder(path: Path) -> str:
         info = {}
     if not info.get("pid"):
         return "another dmf process (it has not written its name yet)"
-    return (f"pid {info['pid']} on {info.get('host', '?')}, `{info.get('command', 'dmf')}`, "
-            f"since {info.get('started_at', '?')}")
+    return (
+        f"pid {info['pid']} on {info.get('host', '?')}, `{info.get('command', 'dmf')}`, "
+        f"since {info.get('started_at', '?')}"
+    )
 
 
 @contextmanager
@@ -70,7 +73,7 @@ def warehouse_lock(duckdb_path: Path, command: str, wait_s: float) -> Iterator[N
                     log.info("waiting up to %g s for the warehouse lock held by %s", wait_s, _holder(path))
                     announced = True
                 time.sleep(POLL_S)
-        started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         record = {"pid": os.getpid(), "host": socket.gethostname(), "command": command, "started_at": started}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)

@@ -3,6 +3,7 @@
 The verdict of the day comes from the warehouse (marts.dmf_day_decisions), never from this module:
 Python only sequences the steps and turns the verdict into an exit code.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -48,8 +49,9 @@ def render_reports(settings: Settings, as_of: date) -> list[Path]:
     return paths
 
 
-def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, echo: Echo = print,
-            outbox: Path | None = None) -> DayOutcome:
+def run_day(
+    settings: Settings, as_of: date, *, service_key: str | None = None, echo: Echo = print, outbox: Path | None = None
+) -> DayOutcome:
     """The day end to end, then its messages. A failed run still raises its alert before it
     raises; a delivery failure never changes the outcome."""
     from notify.day import notify_day
@@ -64,6 +66,7 @@ def run_day(settings: Settings, as_of: date, *, service_key: str | None = None, 
     echo(f"{as_of}  notify  {notified.summary()}")
     if notified.recorded:  # the daily operations sheet lists alerts and deliveries: show today's
         from reports.daily import render_daily
+
         render_daily(settings, as_of)
     return outcome
 
@@ -85,6 +88,7 @@ def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: 
     echo(f"{as_of}  enrich  {enrich_day(settings, as_of).summary()}")
     if loaded.schema_drift:  # a drift rejection: the AI proposes where the fields went (never fatal)
         from enrich.drift import diagnose_load_drift
+
         echo(f"{as_of}  enrich  {diagnose_load_drift(settings, as_of, loaded.schema_drift).summary()}")
     if as_of.weekday() == 0:
         echo(f"{as_of}  enrich  {enrich_week(settings, as_of).summary()}")

@@ -6,6 +6,7 @@ editor counts it, the value and what is allowed. The rules are read from `seeds/
 (column types, `not_null`, `unique`, `accepted_values`), so they have one home: the YAML dbt
 tests with. dbt's own tests still run afterwards and stay the authority.
 """
+
 from __future__ import annotations
 
 import csv
@@ -78,8 +79,9 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
         header = next(reader, None)
         expected = list(rules["types"]) or list(rules["columns"])
         if header != expected:
-            return [SeedProblem(shown, 1, f"the header is {','.join(header or [])!r}; "
-                                          f"it must be {','.join(expected)!r}")]
+            return [
+                SeedProblem(shown, 1, f"the header is {','.join(header or [])!r}; it must be {','.join(expected)!r}")
+            ]
         seen: dict[str, dict[str, int]] = {name: {} for name, r in rules["columns"].items() if r["unique"]}
         start = reader.line_num + 1
         for cells in reader:
@@ -88,8 +90,14 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
             if not any(cell.strip() for cell in cells):
                 continue
             if len(cells) != len(header):
-                problems.append(SeedProblem(shown, line, f"{len(cells)} values for {len(header)} columns "
-                                                         f"({','.join(header)}); check the commas and quotes"))
+                problems.append(
+                    SeedProblem(
+                        shown,
+                        line,
+                        f"{len(cells)} values for {len(header)} columns "
+                        f"({','.join(header)}); check the commas and quotes",
+                    )
+                )
                 continue
             for name, value in zip(header, cells):
                 rule = rules["columns"].get(name, {})
@@ -104,12 +112,20 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
                     continue
                 allowed = rule.get("values")
                 if allowed is not None and value not in [str(v) for v in allowed]:
-                    problems.append(SeedProblem(shown, line, f"{name} {value!r} is not allowed; "
-                                                             f"use one of {', '.join(map(str, allowed))}"))
+                    problems.append(
+                        SeedProblem(
+                            shown, line, f"{name} {value!r} is not allowed; use one of {', '.join(map(str, allowed))}"
+                        )
+                    )
                 if name in seen:
                     if value in seen[name]:
-                        problems.append(SeedProblem(shown, line, f"{name} {value!r} is already on line "
-                                                                 f"{seen[name][value]}; it must be unique"))
+                        problems.append(
+                            SeedProblem(
+                                shown,
+                                line,
+                                f"{name} {value!r} is already on line {seen[name][value]}; it must be unique",
+                            )
+                        )
                     else:
                         seen[name][value] = line
     return problems

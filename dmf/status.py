@@ -6,6 +6,7 @@ table, never from the API. The next command is derived from the row: a failed fe
 loaded again (a past day only from a dump, `dmf backfill`), a gate rejection is looked at and
 perhaps accepted by a person, a missing report is rendered, an AI failure goes to `dmf doctor`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,16 +20,27 @@ from settings.errors import DmfError
 from settings.warehouse import table_exists
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
-AI_NEEDS_PERSON = frozenset({"binary_missing", "auth", "model_not_found", "schema_invalid",
-                             "invalid_output", "agy_error", "timeout", "internal_error",
-                             "storage_error", "parse_failed"})
+AI_NEEDS_PERSON = frozenset(
+    {
+        "binary_missing",
+        "auth",
+        "model_not_found",
+        "schema_invalid",
+        "invalid_output",
+        "agy_error",
+        "timeout",
+        "internal_error",
+        "storage_error",
+        "parse_failed",
+    }
+)
 REASON_WIDTH = 46
 
 
 @dataclass(frozen=True)
 class DayStatus:
     day: date
-    verdict: str                 # accepted | baseline | rejected | no load
+    verdict: str  # accepted | baseline | rejected | no load
     reason: str
     new: int | None
     changed: int | None
@@ -42,13 +54,17 @@ class DayStatus:
 
 def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date, tuple]:
     has_ai = table_exists(con, "enrichment", "enrichment_run")
-    ai = ("""left join (
+    ai = (
+        """left join (
                 select as_of_date, status, skip_reason,
                        row_number() over (partition by as_of_date order by created_at desc, run_id desc) as n
                 from enrichment.enrichment_run where kind = 'daily'
-             ) as ai on ai.as_of_date = loads.as_of_date and ai.n = 1""" if has_ai else
-          "left join (select null::date as as_of_date, null as status, null as skip_reason) as ai on false")
-    rows = con.execute(f"""
+             ) as ai on ai.as_of_date = loads.as_of_date and ai.n = 1"""
+        if has_ai
+        else "left join (select null::date as as_of_date, null as status, null as skip_reason) as ai on false"
+    )
+    rows = con.execute(
+        f"""
         with loads as (
             select * from marts.dmf_day_decisions where as_of_date between ? and ?
         )
@@ -58,7 +74,9 @@ def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date,
         from loads
         left join marts.dmf_daily_summary as summary on summary.as_of_date = loads.as_of_date
         {ai}
-    """, [first, last]).fetchall()
+    """,
+        [first, last],
+    ).fetchall()
     return {row[0]: row[1:] for row in rows}
 
 
@@ -67,12 +85,23 @@ def _reload(day: date, today: date, latest: date | None, why: str) -> str:
     if day == today:
         return f"dmf run  ({why}: load it again)"
     flag = " --insert-before-published" if latest is not None and day < latest else ""
-    return (f"dmf backfill PATH{flag}  ({why}; only with a dump of {day.isoformat()}: "
-            "the live API serves only today's list)")
+    return (
+        f"dmf backfill PATH{flag}  ({why}; only with a dump of {day.isoformat()}: "
+        "the live API serves only today's list)"
+    )
 
 
-def _next(day: date, verdict: str, reason: str | None, gates: str | None, ai: str | None,
-          report: Path | None, today: date, latest: date | None, first_load: date | None = None) -> str | None:
+def _next(
+    day: date,
+    verdict: str,
+    reason: str | None,
+    gates: str | None,
+    ai: str | None,
+    report: Path | None,
+    today: date,
+    latest: date | None,
+    first_load: date | None = None,
+) -> str | None:
     """The command for a day that needs one. Never a live load of a past date (it would store
     today's list under that date); after a gate rejection only a person's acceptance."""
     d = day.isoformat()
@@ -81,8 +110,10 @@ def _next(day: date, verdict: str, reason: str | None, gates: str | None, ai: st
             return None  # before the warehouse's history starts: not a missed run
         return _reload(day, today, latest, "no load")
     if verdict == "rejected" and gates:
-        return (f"read the report's 적재 거부 box (dmf report --as-of {d}); if the list checks out against "
-                f"the MFDS site: dmf accept-load --as-of {d} --by NAME --reason TEXT")
+        return (
+            f"read the report's 적재 거부 box (dmf report --as-of {d}); if the list checks out against "
+            f"the MFDS site: dmf accept-load --as-of {d} --by NAME --reason TEXT"
+        )
     if verdict == "rejected":
         return _reload(day, today, latest, "the fetch was incomplete")
     if report is None:
@@ -102,11 +133,12 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
             if not built:
                 raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)
-            first_load, latest = con.execute(
-                "select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()
+            first_load, latest = con.execute("select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()
     except duckdb.Error as exc:
-        raise DmfError(f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
-                       "is another dmf command writing it?") from None
+        raise DmfError(
+            f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
+            "is another dmf command writing it?"
+        ) from None
     out = []
     seoul_today = today_in_seoul()
     for offset in range(days):
@@ -115,15 +147,40 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
         report = path if path.is_file() else None
         row = rows.get(day)
         if row is None:
-            out.append(DayStatus(day, "no load", "-", None, None, None, None, None, "-", report,
-                                 _next(day, "no load", None, None, None, report, seoul_today, latest,
-                                       first_load)))
+            out.append(
+                DayStatus(
+                    day,
+                    "no load",
+                    "-",
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    "-",
+                    report,
+                    _next(day, "no load", None, None, None, report, seoul_today, latest, first_load),
+                )
+            )
             continue
         verdict, baseline, reason, gates, new, changed, withdrawn, critical, high, ai_status, ai_reason = row
         shown = "baseline" if verdict == "accepted" and baseline else verdict
         ai = ai_reason or (ai_status.lower() if ai_status else "not run")
-        out.append(DayStatus(day, shown, reason or "-", new, changed, withdrawn, critical, high, ai, report,
-                             _next(day, verdict, reason, gates, ai_reason, report, seoul_today, latest)))
+        out.append(
+            DayStatus(
+                day,
+                shown,
+                reason or "-",
+                new,
+                changed,
+                withdrawn,
+                critical,
+                high,
+                ai,
+                report,
+                _next(day, verdict, reason, gates, ai_reason, report, seoul_today, latest),
+            )
+        )
     return out
 
 
@@ -132,15 +189,19 @@ def _n(value: int | None) -> str:
 
 
 def format_table(statuses: list[DayStatus]) -> str:
-    header = (f"{'date':<10}  {'verdict':<8}  {'reason':<{REASON_WIDTH}}  {'NEW/CHG/WDR':>11}  "
-              f"{'CRIT/HIGH':>9}  {'AI':<14}  report")
+    header = (
+        f"{'date':<10}  {'verdict':<8}  {'reason':<{REASON_WIDTH}}  {'NEW/CHG/WDR':>11}  "
+        f"{'CRIT/HIGH':>9}  {'AI':<14}  report"
+    )
     lines = [header, "-" * len(header)]
     for s in statuses:
-        reason = s.reason if len(s.reason) <= REASON_WIDTH else s.reason[:REASON_WIDTH - 1] + "…"
+        reason = s.reason if len(s.reason) <= REASON_WIDTH else s.reason[: REASON_WIDTH - 1] + "…"
         counts = f"{_n(s.new)}/{_n(s.changed)}/{_n(s.withdrawn)}"
         severe = f"{_n(s.critical)}/{_n(s.high)}"
-        lines.append(f"{s.day.isoformat():<10}  {s.verdict:<8}  {reason:<{REASON_WIDTH}}  {counts:>11}  "
-                     f"{severe:>9}  {s.ai:<14}  {s.report or '(none)'}")
+        lines.append(
+            f"{s.day.isoformat():<10}  {s.verdict:<8}  {reason:<{REASON_WIDTH}}  {counts:>11}  "
+            f"{severe:>9}  {s.ai:<14}  {s.report or '(none)'}"
+        )
     todo = [s for s in statuses if s.next_command]
     lines.append("")
     if todo:

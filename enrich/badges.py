@@ -3,6 +3,7 @@
 The report reads `enrichment.enrichment_run.skip_reason` with a LEFT JOIN and puts the matching
 badge where the briefing would be, so a day without AI still gives a complete report.
 """
+
 from __future__ import annotations
 
 #: skip_reason -> dashboard badge. The first nine texts are the design's, word for word.
@@ -32,10 +33,19 @@ BADGE_TEXT: dict[str, str] = {
 }
 
 #: Reasons that mean "AI was not asked" (SKIPPED) rather than "AI was asked and failed" (FAILED).
-SKIPPED_REASONS = frozenset({
-    "diff_empty", "disabled", "quota", "token_cap", "call_cap", "circuit_open",
-    "load_rejected", "no_load", "no_signals",
-})
+SKIPPED_REASONS = frozenset(
+    {
+        "diff_empty",
+        "disabled",
+        "quota",
+        "token_cap",
+        "call_cap",
+        "circuit_open",
+        "load_rejected",
+        "no_load",
+        "no_signals",
+    }
+)
 
 
 def badge_for(skip_reason: str | None) -> str:

@@ -5,6 +5,7 @@ warehouse is unavailable, and none of them can stop the pipeline: an unreadable 
 file is replaced by a fresh one (the `enrichment.agy_calls` table stays the audit record).
 Writes go through a temp file and `os.replace`, so a crash never leaves half a file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -13,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from settings.config import SEOUL
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -57,8 +58,7 @@ class TokenBudget:
     size; the next one is refused. That is the accepted trade-off (design §9.3).
     """
 
-    def __init__(self, path: Path, token_cap: int, call_cap: int,
-                 clock: Callable[[], datetime] = _now) -> None:
+    def __init__(self, path: Path, token_cap: int, call_cap: int, clock: Callable[[], datetime] = _now) -> None:
         self.path = path
         self.token_cap = max(0, int(token_cap))
         self.call_cap = max(0, int(call_cap))
@@ -79,7 +79,8 @@ class TokenBudget:
             "tokens": _int(raw.get("tokens")),
             "by_purpose": {
                 str(k): {"calls": _int((v or {}).get("calls")), "tokens": _int((v or {}).get("tokens"))}
-                for k, v in by_purpose.items() if isinstance(v, dict)
+                for k, v in by_purpose.items()
+                if isinstance(v, dict)
             },
         }
 
@@ -151,8 +152,9 @@ class CircuitBreaker:
     a quota failure opens it at once; after the cool-down one trial call is let through
     (HALF_OPEN) and its result closes or re-opens the breaker."""
 
-    def __init__(self, path: Path, threshold: int = 3, open_hours: float = 24.0,
-                 clock: Callable[[], datetime] = _now) -> None:
+    def __init__(
+        self, path: Path, threshold: int = 3, open_hours: float = 24.0, clock: Callable[[], datetime] = _now
+    ) -> None:
         self.path = path
         self.threshold = max(1, int(threshold))
         self.open_for = timedelta(hours=float(open_hours))
@@ -166,11 +168,16 @@ class CircuitBreaker:
         return CircuitState(state, _int(raw.get("failures")), opened, kind)
 
     def _write(self, st: CircuitState) -> None:
-        _write_json(self.path, {
-            "state": st.state, "failures": st.failures, "opened_at": st.opened_at,
-            "last_error_kind": st.last_error_kind,
-            "updated_at": self.clock().isoformat(timespec="seconds"),
-        })
+        _write_json(
+            self.path,
+            {
+                "state": st.state,
+                "failures": st.failures,
+                "opened_at": st.opened_at,
+                "last_error_kind": st.last_error_kind,
+                "updated_at": self.clock().isoformat(timespec="seconds"),
+            },
+        )
 
     def _opened(self, st: CircuitState) -> datetime | None:
         try:

@@ -8,6 +8,7 @@ Fixed flags (design §3.4): `--output-format json`, `--print-timeout`, `--disabl
 `--log-file`, `--model`/`--effort` from config, `--json-schema` as a helper only. Never
 `--dangerously-skip-permissions`, `--continue`, `--add-dir`, or any mode that edits files.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,7 @@ from enrich.guard import check_prompt
 from enrich.render import RenderedPrompt, sha256_text
 
 _CREATE_NO_WINDOW = 0x08000000
-FORBIDDEN_FLAGS = frozenset({"--dangerously-skip-permissions", "--continue", "--conversation",
-                             "--add-dir", "--mode"})
+FORBIDDEN_FLAGS = frozenset({"--dangerously-skip-permissions", "--continue", "--conversation", "--add-dir", "--mode"})
 #: Environment variables never handed to agy (the MFDS key and anything that looks secret).
 _SECRET_ENV = re.compile(r"SERVICE_KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|_TOKEN$", re.IGNORECASE)
 
@@ -66,13 +66,20 @@ SKIP_REASON: dict[ErrorKind, str] = {
 }
 
 #: Failures that count toward opening the circuit (budget, guard and switches do not).
-COUNTED_FAILURES = frozenset({
-    ErrorKind.LAUNCH_FAILED, ErrorKind.AUTH, ErrorKind.QUOTA, ErrorKind.NOT_FOUND,
-    ErrorKind.TIMEOUT, ErrorKind.SCHEMA_INVALID, ErrorKind.INVALID_OUTPUT, ErrorKind.AGY_ERROR,
-})
+COUNTED_FAILURES = frozenset(
+    {
+        ErrorKind.LAUNCH_FAILED,
+        ErrorKind.AUTH,
+        ErrorKind.QUOTA,
+        ErrorKind.NOT_FOUND,
+        ErrorKind.TIMEOUT,
+        ErrorKind.SCHEMA_INVALID,
+        ErrorKind.INVALID_OUTPUT,
+        ErrorKind.AGY_ERROR,
+    }
+)
 #: Failures a second attempt cannot fix (design §3.6).
-NO_RETRY = frozenset({ErrorKind.LAUNCH_FAILED, ErrorKind.AUTH, ErrorKind.QUOTA,
-                      ErrorKind.NOT_FOUND, ErrorKind.TIMEOUT})
+NO_RETRY = frozenset({ErrorKind.LAUNCH_FAILED, ErrorKind.AUTH, ErrorKind.QUOTA, ErrorKind.NOT_FOUND, ErrorKind.TIMEOUT})
 
 RETRY_BLOCK = (
     "[재시도 지시 — 직전 응답이 형식 검증을 통과하지 못했습니다]\n"
@@ -92,16 +99,20 @@ def skip_reason_for(kind: ErrorKind) -> str:
 
 # --------------------------------------------------------------------------- binary and flags
 
+
 def usual_binary_places() -> list[Path]:
     """Where installers put agy, most specific first; PATH is only the last resort."""
     places: list[Path] = []
     local = os.environ.get("LOCALAPPDATA")
     if local:
-        places += [Path(local) / "agy" / "bin" / "agy.exe",
-                   Path(local) / "Microsoft" / "WinGet" / "Links" / "agy.exe"]
+        places += [Path(local) / "agy" / "bin" / "agy.exe", Path(local) / "Microsoft" / "WinGet" / "Links" / "agy.exe"]
     home = Path.home()
-    places += [home / ".local" / "bin" / "agy", home / ".agy" / "bin" / "agy",
-               Path("/usr/local/bin/agy"), Path("/opt/homebrew/bin/agy")]
+    places += [
+        home / ".local" / "bin" / "agy",
+        home / ".agy" / "bin" / "agy",
+        Path("/usr/local/bin/agy"),
+        Path("/opt/homebrew/bin/agy"),
+    ]
     return places
 
 
@@ -134,16 +145,16 @@ def parse_duration(text: str, default: float = 600.0) -> float:
     return total if total > 0 else default
 
 
-def build_args(binary: Path, cfg: AiConfig, transport: str, prompt: str,
-               schema_path: Path | None, log_file: Path) -> list[str]:
+def build_args(
+    binary: Path, cfg: AiConfig, transport: str, prompt: str, schema_path: Path | None, log_file: Path
+) -> list[str]:
     """The fixed flag set. `-p` carries the prompt for argv; stdin uses stream-json both ways."""
     args = [str(binary)]
     if transport == "argv":
         args += ["-p", prompt, "--output-format", "json"]
     else:
         args += ["--input-format", "stream-json", "--output-format", "stream-json"]
-    args += ["--print-timeout", cfg.print_timeout, "--disable-slash-commands",
-             "--log-file", str(log_file)]
+    args += ["--print-timeout", cfg.print_timeout, "--disable-slash-commands", "--log-file", str(log_file)]
     if cfg.model:
         args += ["--model", cfg.model]
     if cfg.effort:
@@ -156,8 +167,7 @@ def build_args(binary: Path, cfg: AiConfig, transport: str, prompt: str,
 
 def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The parent's environment minus secrets, with agy's auto-update switched off."""
-    env = {k: v for k, v in (os.environ if base is None else base).items()
-           if not _SECRET_ENV.search(k)}
+    env = {k: v for k, v in (os.environ if base is None else base).items() if not _SECRET_ENV.search(k)}
     env["AGY_CLI_DISABLE_AUTO_UPDATE"] = "true"
     env.setdefault("PYTHONIOENCODING", "utf-8")
     return env
@@ -165,11 +175,12 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- one process
 
+
 @dataclass(frozen=True)
 class Envelope:
     """agy's JSON envelope plus what we saw of the process."""
 
-    status: str                     # SUCCESS, ERROR, ... or our own INVALID/TIMEOUT/LAUNCH_FAILED
+    status: str  # SUCCESS, ERROR, ... or our own INVALID/TIMEOUT/LAUNCH_FAILED
     response: str = ""
     error: str | None = None
     exit_code: int = -1
@@ -206,8 +217,7 @@ def _envelope_from_text(text: str, **common: Any) -> Envelope:
     except ValueError:
         data = best_object(text, ("status", "response"))
         if data is None or "status" not in data:
-            return Envelope(status="INVALID", response=text[:4000],
-                            error="agy stdout is not JSON", **common)
+            return Envelope(status="INVALID", response=text[:4000], error="agy stdout is not JSON", **common)
     if not isinstance(data, dict):
         return Envelope(status="INVALID", error="agy stdout is not a JSON object", **common)
     usage_raw = data.get("usage") if isinstance(data.get("usage"), dict) else {}
@@ -260,14 +270,17 @@ def collapse_stream(text: str) -> str:
         return json.dumps(result, ensure_ascii=False)
     if not pieces and not text.strip():
         return ""
-    return json.dumps({
-        "conversation_id": conversation,
-        "status": "SUCCESS" if pieces else "INVALID",
-        "response": "".join(pieces),
-        "error": None if pieces else "stream ended without a result event",
-        "num_turns": 1 if pieces else 0,
-        "usage": usage,
-    }, ensure_ascii=False)
+    return json.dumps(
+        {
+            "conversation_id": conversation,
+            "status": "SUCCESS" if pieces else "INVALID",
+            "response": "".join(pieces),
+            "error": None if pieces else "stream ended without a result event",
+            "num_turns": 1 if pieces else 0,
+            "usage": usage,
+        },
+        ensure_ascii=False,
+    )
 
 
 def _kill_tree(proc: subprocess.Popen) -> None:
@@ -294,8 +307,9 @@ def _read(path: Path) -> str:
         return ""
 
 
-def run_once(cfg: AiConfig, prompt: str, *, transport: str, schema_path: Path | None,
-             log_dir: Path, workdir: Path, tag: str = "") -> Envelope:
+def run_once(
+    cfg: AiConfig, prompt: str, *, transport: str, schema_path: Path | None, log_dir: Path, workdir: Path, tag: str = ""
+) -> Envelope:
     """Launch agy once; stdout and stderr go to separate files in `log_dir`. Never raises."""
     suffix = "_" + tag if tag else ""
     stdout_path = log_dir / f"agy{suffix}.stdout.json"
@@ -314,8 +328,9 @@ def run_once(cfg: AiConfig, prompt: str, *, transport: str, schema_path: Path | 
     args = build_args(binary, cfg, transport, prompt, schema_path, cli_log)
     stdin_bytes = None
     if transport == "stdin":
-        stdin_bytes = (json.dumps({"event": "user", "message": {"content": prompt}},
-                                  ensure_ascii=False) + "\n").encode("utf-8")
+        stdin_bytes = (json.dumps({"event": "user", "message": {"content": prompt}}, ensure_ascii=False) + "\n").encode(
+            "utf-8"
+        )
     limit = parse_duration(cfg.print_timeout) + max(0.0, float(cfg.hard_kill_grace_seconds))
     popen_extra: dict[str, Any] = {}
     if sys.platform.startswith("win"):
@@ -326,27 +341,40 @@ def run_once(cfg: AiConfig, prompt: str, *, transport: str, schema_path: Path | 
     try:
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             proc = subprocess.Popen(
-                args, cwd=str(workdir), env=child_env(),
+                args,
+                cwd=str(workdir),
+                env=child_env(),
                 stdin=subprocess.PIPE if stdin_bytes is not None else subprocess.DEVNULL,
-                stdout=out, stderr=err, **popen_extra,
+                stdout=out,
+                stderr=err,
+                **popen_extra,
             )
             try:
                 proc.communicate(input=stdin_bytes, timeout=limit)
             except subprocess.TimeoutExpired:
                 _kill_tree(proc)
-                return Envelope(status="TIMEOUT", exit_code=-1,
-                                error=f"no answer within {cfg.print_timeout} (+grace); process killed",
-                                duration_s=time.monotonic() - started,
-                                stderr_tail=_read(stderr_path)[-2000:], **common)
+                return Envelope(
+                    status="TIMEOUT",
+                    exit_code=-1,
+                    error=f"no answer within {cfg.print_timeout} (+grace); process killed",
+                    duration_s=time.monotonic() - started,
+                    stderr_tail=_read(stderr_path)[-2000:],
+                    **common,
+                )
     except (OSError, ValueError) as exc:
-        return Envelope(status="LAUNCH_FAILED", error=f"agy could not be started: {exc}",
-                        duration_s=time.monotonic() - started, **common)
+        return Envelope(
+            status="LAUNCH_FAILED",
+            error=f"agy could not be started: {exc}",
+            duration_s=time.monotonic() - started,
+            **common,
+        )
     elapsed = time.monotonic() - started
     raw = _read(stdout_path)
     if transport == "stdin":
         raw = collapse_stream(raw)
-    env = _envelope_from_text(raw, exit_code=proc.returncode, duration_s=elapsed,
-                              stderr_tail=_read(stderr_path)[-2000:], **common)
+    env = _envelope_from_text(
+        raw, exit_code=proc.returncode, duration_s=elapsed, stderr_tail=_read(stderr_path)[-2000:], **common
+    )
     return env
 
 
@@ -358,10 +386,15 @@ def classify(env: Envelope, patterns: Mapping[str, Sequence[str]]) -> ErrorKind:
         return ErrorKind.TIMEOUT
     if env.status == "SUCCESS" and env.exit_code == 0:
         return ErrorKind.NONE
-    blob = " ".join(x for x in (env.error or "", env.stderr_tail,
-                                env.response[:2000] if env.status != "SUCCESS" else "") if x)
-    for name, kind in (("quota", ErrorKind.QUOTA), ("auth", ErrorKind.AUTH),
-                       ("not_found", ErrorKind.NOT_FOUND), ("timeout", ErrorKind.TIMEOUT)):
+    blob = " ".join(
+        x for x in (env.error or "", env.stderr_tail, env.response[:2000] if env.status != "SUCCESS" else "") if x
+    )
+    for name, kind in (
+        ("quota", ErrorKind.QUOTA),
+        ("auth", ErrorKind.AUTH),
+        ("not_found", ErrorKind.NOT_FOUND),
+        ("timeout", ErrorKind.TIMEOUT),
+    ):
         for pattern in patterns.get(name, ()):
             try:
                 if re.search(pattern, blob, re.IGNORECASE):
@@ -375,13 +408,14 @@ def classify(env: Envelope, patterns: Mapping[str, Sequence[str]]) -> ErrorKind:
 
 # --------------------------------------------------------------------------- the client
 
+
 @dataclass(frozen=True)
 class CallResult:
     ok: bool
     kind: ErrorKind
     reason: str = ""
     obj: dict[str, Any] | None = None
-    attempts: int = 0               # agy processes launched
+    attempts: int = 0  # agy processes launched
     cache_hit: bool = False
     schema_valid: bool = False
     noise_removed: tuple[str, ...] = ()
@@ -396,15 +430,22 @@ class CallResult:
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class AgyClient:
     """The one entry point use-case code calls. Owns the guard, breaker, budget and cache."""
 
-    def __init__(self, cfg: AiConfig, *, workdir: Path, budget: TokenBudget | None = None,
-                 cache: ResultCache | None = None, circuit: CircuitBreaker | None = None,
-                 on_usage: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        cfg: AiConfig,
+        *,
+        workdir: Path,
+        budget: TokenBudget | None = None,
+        cache: ResultCache | None = None,
+        circuit: CircuitBreaker | None = None,
+        on_usage: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.cfg = cfg
         self.workdir = workdir
         self.budget = budget
@@ -420,39 +461,72 @@ class AgyClient:
         except Exception:  # recording must never break the call
             pass
 
-    def _usage_row(self, purpose: str, attempt: int, cfg: AiConfig, env: Envelope, prompt: str,
-                   kind: ErrorKind, schema_valid: bool, error: str | None,
-                   started_at: datetime) -> dict[str, Any]:
+    def _usage_row(
+        self,
+        purpose: str,
+        attempt: int,
+        cfg: AiConfig,
+        env: Envelope,
+        prompt: str,
+        kind: ErrorKind,
+        schema_valid: bool,
+        error: str | None,
+        started_at: datetime,
+    ) -> dict[str, Any]:
         return {
-            "purpose": purpose, "attempt": attempt, "started_at": started_at,
-            "duration_s": round(env.duration_s, 3), "exit_code": env.exit_code,
-            "status": env.status, "error_kind": kind.value, "transport": env.transport,
+            "purpose": purpose,
+            "attempt": attempt,
+            "started_at": started_at,
+            "duration_s": round(env.duration_s, 3),
+            "exit_code": env.exit_code,
+            "status": env.status,
+            "error_kind": kind.value,
+            "transport": env.transport,
             "turns": env.turns,
             "input_tokens": env.usage_int("input_tokens"),
             "output_tokens": env.usage_int("output_tokens"),
             "cached_tokens": env.usage_int("cache_read_tokens") or env.usage_int("cached_tokens"),
             "thinking_tokens": env.usage_int("thinking_tokens"),
             "total_tokens": env.total_tokens,
-            "prompt_chars": len(prompt), "prompt_sha256": sha256_text(prompt),
-            "model": cfg.model, "effort": cfg.effort, "schema_valid": 1 if schema_valid else 0,
+            "prompt_chars": len(prompt),
+            "prompt_sha256": sha256_text(prompt),
+            "model": cfg.model,
+            "effort": cfg.effort,
+            "schema_valid": 1 if schema_valid else 0,
             "error": sanitize.for_output(error, 1000) if error else None,
             "stdout_path": str(env.stdout_path) if env.stdout_path else None,
         }
 
     def _fail(self, kind: ErrorKind, reason: str, prompt: RenderedPrompt, **extra: Any) -> CallResult:
-        return CallResult(False, kind, reason, prompt_sha256=prompt.identity_sha256,
-                          prompt_chars=len(prompt.text), **extra)
+        return CallResult(
+            False, kind, reason, prompt_sha256=prompt.identity_sha256, prompt_chars=len(prompt.text), **extra
+        )
 
-    def call(self, purpose: str, prompt: RenderedPrompt, schema: Mapping[str, Any],
-             schema_path: Path | None, log_dir: Path, *, use_cache: bool = True) -> CallResult:
+    def call(
+        self,
+        purpose: str,
+        prompt: RenderedPrompt,
+        schema: Mapping[str, Any],
+        schema_path: Path | None,
+        log_dir: Path,
+        *,
+        use_cache: bool = True,
+    ) -> CallResult:
         """Ask once (plus at most one stricter retry) and return a validated object or a reason."""
         try:
             return self._call(purpose, prompt, schema, schema_path, log_dir, use_cache)
         except Exception as exc:  # the contract is "never raises"; this is the last net
             return self._fail(ErrorKind.AGY_ERROR, f"unexpected client error: {exc!r}"[:300], prompt)
 
-    def _call(self, purpose: str, prompt: RenderedPrompt, schema: Mapping[str, Any],
-              schema_path: Path | None, log_dir: Path, use_cache: bool) -> CallResult:
+    def _call(
+        self,
+        purpose: str,
+        prompt: RenderedPrompt,
+        schema: Mapping[str, Any],
+        schema_path: Path | None,
+        log_dir: Path,
+        use_cache: bool,
+    ) -> CallResult:
         cfg = self.cfg
         if not cfg.enabled:
             why = "DMF_AI_DISABLED is set" if cfg.disabled_by_env else "enabled = false in config"
@@ -465,9 +539,18 @@ class AgyClient:
         if use_cache and self.cache is not None:
             cached = self.cache.get(cache_key)
             if cached is not None and validate(cached, schema) is None:
-                return CallResult(True, ErrorKind.NONE, "cache hit", cached, 0, True, True,
-                                  prompt_sha256=prompt.identity_sha256,
-                                  prompt_chars=len(prompt.text), transport=verdict.transport)
+                return CallResult(
+                    True,
+                    ErrorKind.NONE,
+                    "cache hit",
+                    cached,
+                    0,
+                    True,
+                    True,
+                    prompt_sha256=prompt.identity_sha256,
+                    prompt_chars=len(prompt.text),
+                    transport=verdict.transport,
+                )
         if self.circuit is not None:
             allowed, why = self.circuit.allow()
             if not allowed:
@@ -486,23 +569,32 @@ class AgyClient:
                 if not allowed:
                     if attempts == 0:
                         return self._fail(ErrorKind(reason), detail, prompt)
-                    break   # the retry is not worth breaking a cap; keep the first failure
+                    break  # the retry is not worth breaking a cap; keep the first failure
             started_at = _utc_now()
-            env = run_once(current_cfg, current_text, transport=transport, schema_path=schema_path,
-                           log_dir=log_dir, workdir=self.workdir,
-                           tag=f"retry{attempts}" if attempts else "")
+            env = run_once(
+                current_cfg,
+                current_text,
+                transport=transport,
+                schema_path=schema_path,
+                log_dir=log_dir,
+                workdir=self.workdir,
+                tag=f"retry{attempts}" if attempts else "",
+            )
             attempts += 1
             tokens += env.total_tokens
             if env.status != "LAUNCH_FAILED" and self.budget is not None:
                 self.budget.record(purpose, env.total_tokens)
             kind = classify(env, current_cfg.error_patterns)
             if kind is not ErrorKind.NONE:
-                reason = (env.error or env.status)
+                reason = env.error or env.status
                 if env.status == "SUCCESS":
                     reason = f"exit code {env.exit_code} although status is SUCCESS"
                 last_kind, last_reason = kind, reason[:400]
-                self._emit(self._usage_row(purpose, attempts - 1, current_cfg, env, current_text,
-                                           kind, False, last_reason, started_at))
+                self._emit(
+                    self._usage_row(
+                        purpose, attempts - 1, current_cfg, env, current_text, kind, False, last_reason, started_at
+                    )
+                )
                 if kind in NO_RETRY:
                     break
                 if cfg.retry_backoff_seconds > 0 and attempts < max_attempts:
@@ -515,18 +607,38 @@ class AgyClient:
                 note = "noise_keys_stripped: " + ", ".join(extraction.noise_removed[:8])
             elif not extraction.valid:
                 note = extraction.error
-            self._emit(self._usage_row(
-                purpose, attempts - 1, current_cfg, env, current_text,
-                ErrorKind.NONE if extraction.valid else ErrorKind.SCHEMA_INVALID,
-                extraction.valid, note, started_at))
+            self._emit(
+                self._usage_row(
+                    purpose,
+                    attempts - 1,
+                    current_cfg,
+                    env,
+                    current_text,
+                    ErrorKind.NONE if extraction.valid else ErrorKind.SCHEMA_INVALID,
+                    extraction.valid,
+                    note,
+                    started_at,
+                )
+            )
             if extraction.valid and extraction.obj is not None:
                 if self.circuit is not None:
                     self.circuit.record_success()
                 if use_cache and self.cache is not None:
                     self.cache.put(cache_key, extraction.obj)
-                return CallResult(True, ErrorKind.NONE, note or "", extraction.obj, attempts,
-                                  False, True, extraction.noise_removed, prompt.identity_sha256,
-                                  len(prompt.text), transport, tokens)
+                return CallResult(
+                    True,
+                    ErrorKind.NONE,
+                    note or "",
+                    extraction.obj,
+                    attempts,
+                    False,
+                    True,
+                    extraction.noise_removed,
+                    prompt.identity_sha256,
+                    len(prompt.text),
+                    transport,
+                    tokens,
+                )
             last_kind = ErrorKind.SCHEMA_INVALID
             last_reason = (extraction.error or "answer failed validation")[:400]
             block = RETRY_BLOCK.format(reason=sanitize.for_prompt(last_reason, 240))
@@ -537,9 +649,19 @@ class AgyClient:
 
         if self.circuit is not None and last_kind in COUNTED_FAILURES:
             self.circuit.record_failure(last_kind.value)
-        return CallResult(False, last_kind, last_reason, None, attempts, False, False,
-                          prompt_sha256=prompt.identity_sha256, prompt_chars=len(prompt.text),
-                          transport=transport, tokens=tokens)
+        return CallResult(
+            False,
+            last_kind,
+            last_reason,
+            None,
+            attempts,
+            False,
+            False,
+            prompt_sha256=prompt.identity_sha256,
+            prompt_chars=len(prompt.text),
+            transport=transport,
+            tokens=tokens,
+        )
 
     @staticmethod
     def _extract(env: Envelope, schema: Mapping[str, Any]) -> Extraction:

@@ -7,6 +7,7 @@ Kept apart from `settings.config.Settings` because these knobs only matter to `e
 because a broken or missing file must never stop the pipeline: loading never raises, it falls
 back to these defaults.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,12 +24,27 @@ LOCAL_OVERRIDE_NAME = "agy.toml"
 DISABLE_ENV = "DMF_AI_DISABLED"
 
 DEFAULT_ERROR_PATTERNS: dict[str, tuple[str, ...]] = {
-    "quota": (r"\bquota\b", r"\bcredits?\b", r"\bexceed", r"rate[ -]?limit",
-              r"resource[_ -]?exhausted", r"\b429\b", r"insufficient"),
-    "auth": (r"\bauth\w*", r"unauthenticated", r"unauthorized", r"sign[ -]?in", r"log[ -]?in",
-             r"credential", r"keyring", r"\b401\b", r"\b403\b"),
-    "not_found": (r"invalid model selection", r"not recognized as a known model",
-                  r"unknown model"),
+    "quota": (
+        r"\bquota\b",
+        r"\bcredits?\b",
+        r"\bexceed",
+        r"rate[ -]?limit",
+        r"resource[_ -]?exhausted",
+        r"\b429\b",
+        r"insufficient",
+    ),
+    "auth": (
+        r"\bauth\w*",
+        r"unauthenticated",
+        r"unauthorized",
+        r"sign[ -]?in",
+        r"log[ -]?in",
+        r"credential",
+        r"keyring",
+        r"\b401\b",
+        r"\b403\b",
+    ),
+    "not_found": (r"invalid model selection", r"not recognized as a known model", r"unknown model"),
     "timeout": (r"\btimed? ?out\b", r"deadline exceeded"),
 }
 
@@ -64,13 +80,11 @@ class AiConfig:
     agy_settings_path: str = ""  # empty: ~/.gemini/antigravity-cli/settings.json
     # Error classification (regex, case-insensitive); `[enrich.error_patterns]` replaces a kind.
     # The quota and auth strings of agy are not documented: adjust after observing real failures.
-    error_patterns: Mapping[str, tuple[str, ...]] = field(
-        default_factory=lambda: dict(DEFAULT_ERROR_PATTERNS)
-    )
+    error_patterns: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_ERROR_PATTERNS))
     disabled_by_env: bool = False
     source: str = "defaults"
 
-    def for_purpose(self, model: str, effort: str) -> "AiConfig":
+    def for_purpose(self, model: str, effort: str) -> AiConfig:
         """The same settings with another model/effort (weekly, anomaly, drift calls)."""
         return replace(self, model=model or self.model, effort=effort or self.effort)
 
@@ -117,8 +131,7 @@ def _merge(base: AiConfig, section: Mapping[str, Any], source: str) -> AiConfig:
     return replace(base, **changes)
 
 
-def load_ai_config(settings: Settings | None = None,
-                   env: Mapping[str, str] | None = None) -> AiConfig:
+def load_ai_config(settings: Settings | None = None, env: Mapping[str, str] | None = None) -> AiConfig:
     """Read the committed file, then `<state_dir>/agy.toml`, then the environment. Never raises."""
     env = os.environ if env is None else env
     cfg = AiConfig()

@@ -7,6 +7,7 @@ signal), when the same data was already briefed (latest OK run with the same pro
 the result cache), or when the breaker or a budget says no. Every outcome is a row in
 `enrichment.enrichment_run` and an `EnrichOutcome` value.
 """
+
 from __future__ import annotations
 
 import traceback
@@ -21,10 +22,19 @@ from enrich.client import skip_reason_for
 from enrich.config import AiConfig, load_ai_config
 from enrich.parse import DailyAnswer, parse_daily
 from enrich.payload import DailyPayload, build_daily_payload, omitted_sentence
-from enrich.render import RenderedPrompt, json_block, load_schema, render, schema_text, SCHEMAS_DIR
-from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
-                           finish_without_call, new_run_id, open_warehouse, read_marts,
-                           status_for, write_run)
+from enrich.render import SCHEMAS_DIR, RenderedPrompt, json_block, load_schema, render, schema_text
+from enrich.runner import (
+    EnrichOutcome,
+    Tools,
+    base_run,
+    call_failure_detail,
+    finish_without_call,
+    new_run_id,
+    open_warehouse,
+    read_marts,
+    status_for,
+    write_run,
+)
 from settings.config import Settings
 
 KIND = "daily"
@@ -50,30 +60,50 @@ class DayFacts:
 def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
     """The day's facts from the marts (the load marts.dmf_day_decisions names decides)."""
     facts = DayFacts()
-    loads = store.rows(con, """
+    loads = store.rows(
+        con,
+        """
         select load_id, as_of_date, verdict, reason, is_baseline, finished_at
-        from marts.dmf_day_decisions where as_of_date = ?""", [as_of])
+        from marts.dmf_day_decisions where as_of_date = ?""",
+        [as_of],
+    )
     facts.load = loads[0] if loads else None
     summaries = store.rows(con, "select * from marts.dmf_daily_summary where as_of_date = ? limit 1", [as_of])
     facts.summary = summaries[0] if summaries else None
-    facts.events = store.rows(con, """
+    facts.events = store.rows(
+        con,
+        """
         select event_id, dmf_key, permit_no, event_type, severity, severity_rank, rule_priority,
                on_watchlist, watch_terms, ingredient_name, applicant, manufacturer,
                manufacture_place, countries, permit_date, notice_code, changed_fields, change_kind
-        from marts.dmf_events where as_of_date = ?""", [as_of])
-    facts.changes = store.rows(con, """
+        from marts.dmf_events where as_of_date = ?""",
+        [as_of],
+    )
+    facts.changes = store.rows(
+        con,
+        """
         select dmf_key, field_name, before_value, after_value, change_kind
         from marts.dmf_event_field_changes where as_of_date = ?
-        order by dmf_key, field_name""", [as_of])
+        order by dmf_key, field_name""",
+        [as_of],
+    )
     load_id = facts.load["load_id"] if facts.load else None
-    facts.signals = store.rows(con, """
+    facts.signals = store.rows(
+        con,
+        """
         select signal_id, is_gate, fired, severity, observed, baseline, baseline_text,
                window_text, context, description
         from marts.dmf_signals where as_of_date = ? and (? is null or load_id = ?)
-        order by signal_id""", [as_of, load_id, load_id])
-    facts.unmatched = store.rows(con, """
+        order by signal_id""",
+        [as_of, load_id, load_id],
+    )
+    facts.unmatched = store.rows(
+        con,
+        """
         select watch_term, term_kind, candidates from marts.dmf_watchlist_unmatched
-        where as_of_date = ? order by watch_term""", [as_of])
+        where as_of_date = ? order by watch_term""",
+        [as_of],
+    )
     return facts
 
 
@@ -85,8 +115,9 @@ def render_briefing_prompt(as_of: date, payload: DailyPayload, schema: dict) -> 
         "COUNTS_JSON": json_block(payload.counts),
         "EVENTS_JSON": json_block(payload.events),
         "EVENTS_COUNT": str(len(payload.events)),
-        "OMITTED_JSON": json_block({"by_type_severity": omitted, "sentence": omitted_sentence(omitted)}
-                                   if omitted else {}),
+        "OMITTED_JSON": json_block(
+            {"by_type_severity": omitted, "sentence": omitted_sentence(omitted)} if omitted else {}
+        ),
         "SIGNALS_JSON": json_block(payload.signals),
         "WATCHLIST_JSON": json_block(payload.watchlist_unmatched),
         "SCHEMA_JSON": schema_text(schema),
@@ -99,8 +130,9 @@ def build_prompt(as_of: date, facts: DayFacts, schema: dict, cfg: AiConfig) -> t
     the command-line-safe size (the rest is summarised as counts)."""
     limit = max(0, cfg.max_events_in_prompt)
     while True:
-        payload = build_daily_payload(facts.summary, facts.events, facts.changes, facts.signals,
-                                      facts.unmatched, max_events=limit)
+        payload = build_daily_payload(
+            facts.summary, facts.events, facts.changes, facts.signals, facts.unmatched, max_events=limit
+        )
         prompt = render_briefing_prompt(as_of, payload, schema)
         if len(prompt.text) <= cfg.cmdline_safe_chars or limit <= MIN_EVENTS_IN_PROMPT:
             return prompt, payload
@@ -141,37 +173,71 @@ def _enrich_day(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome
         why = "DMF_AI_DISABLED is set." if cfg.disabled_by_env else "enabled = false in enrich/agy.toml."
         return finish_without_call(settings, as_of, KIND, "disabled", cfg, why)
     if facts.load is None:
-        return finish_without_call(settings, as_of, KIND, "no_load", cfg,
-                                   f"no load is recorded for {as_of.isoformat()}.")
+        return finish_without_call(
+            settings, as_of, KIND, "no_load", cfg, f"no load is recorded for {as_of.isoformat()}."
+        )
     if str(facts.load.get("verdict")) != "accepted":
-        return finish_without_call(settings, as_of, KIND, "load_rejected", cfg,
-                                   "the day's load was rejected (incomplete, failed or stopped by a gate); nothing to brief.")
+        return finish_without_call(
+            settings,
+            as_of,
+            KIND,
+            "load_rejected",
+            cfg,
+            "the day's load was rejected (incomplete, failed or stopped by a gate); nothing to brief.",
+        )
     if not facts.events and not facts.fired:
-        return finish_without_call(settings, as_of, KIND, "diff_empty", cfg,
-                                   "no events and no fired signal today; agy not called.")
+        return finish_without_call(
+            settings, as_of, KIND, "diff_empty", cfg, "no events and no fired signal today; agy not called."
+        )
 
     schema = load_schema(SCHEMA)
     prompt, payload = build_prompt(as_of, facts, schema, cfg)
 
     latest = _latest(settings, as_of)
     if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
-        return EnrichOutcome(latest["run_id"], as_of, KIND, "OK", headline=latest["headline"],
-                             reused=True, detail="same data as an earlier successful run",
-                             prompt_chars=len(prompt.text))
+        return EnrichOutcome(
+            latest["run_id"],
+            as_of,
+            KIND,
+            "OK",
+            headline=latest["headline"],
+            reused=True,
+            detail="same data as an earlier successful run",
+            prompt_chars=len(prompt.text),
+        )
 
     run_id = new_run_id(as_of, KIND)
     tools = Tools(settings, cfg, run_id)
     result = tools.client.call("daily_briefing", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
     if not result.ok:
         reason = skip_reason_for(result.kind)
-        return finish_without_call(settings, as_of, KIND, reason, cfg, call_failure_detail(result),
-                                   prompt.identity_sha256, result, tools, run_id)
+        return finish_without_call(
+            settings,
+            as_of,
+            KIND,
+            reason,
+            cfg,
+            call_failure_detail(result),
+            prompt.identity_sha256,
+            result,
+            tools,
+            run_id,
+        )
 
     answer = parse_daily(result.obj, payload.key_map, payload.known_signal_ids, payload.offered)
     if not answer.ok:
-        return finish_without_call(settings, as_of, KIND, "parse_failed", cfg,
-                                   f"the answer was discarded: {answer.failure_reason}.",
-                                   prompt.identity_sha256, result, tools, run_id)
+        return finish_without_call(
+            settings,
+            as_of,
+            KIND,
+            "parse_failed",
+            cfg,
+            f"the answer was discarded: {answer.failure_reason}.",
+            prompt.identity_sha256,
+            result,
+            tools,
+            run_id,
+        )
     return _store_answer(settings, as_of, cfg, run_id, prompt, result, answer, tools)
 
 
@@ -184,44 +250,113 @@ def _latest(settings: Settings, as_of: date) -> dict[str, Any] | None:
         return store.latest_run(con, as_of, KIND)
 
 
-def _store_answer(settings: Settings, as_of: date, cfg: AiConfig, run_id: str,
-                  prompt: RenderedPrompt, result, answer: DailyAnswer, tools: Tools) -> EnrichOutcome:
+def _store_answer(
+    settings: Settings,
+    as_of: date,
+    cfg: AiConfig,
+    run_id: str,
+    prompt: RenderedPrompt,
+    result,
+    answer: DailyAnswer,
+    tools: Tools,
+) -> EnrichOutcome:
     now = store.utc_now()
     items: list[dict[str, Any]] = []
     for c in answer.comments:
-        items.append({"run_id": run_id, "as_of_date": as_of, "kind": "event_comment",
-                      "item_key": c.dmf_key, "importance": c.importance, "content": c.comment,
-                      "detail_json": store.dumps({"importance_changed_reason": c.importance_changed_reason})
-                      if c.importance_changed_reason else None,
-                      "applied": 0, "created_at": now})
+        items.append(
+            {
+                "run_id": run_id,
+                "as_of_date": as_of,
+                "kind": "event_comment",
+                "item_key": c.dmf_key,
+                "importance": c.importance,
+                "content": c.comment,
+                "detail_json": store.dumps({"importance_changed_reason": c.importance_changed_reason})
+                if c.importance_changed_reason
+                else None,
+                "applied": 0,
+                "created_at": now,
+            }
+        )
     for a in answer.anomalies:
-        items.append({"run_id": run_id, "as_of_date": as_of, "kind": "anomaly_hypothesis",
-                      "item_key": a.signal_id, "importance": a.verdict, "content": a.hypothesis,
-                      "detail_json": store.dumps({"verdict": a.verdict, "suggested_action": a.suggested_action,
-                                                  "confidence": a.confidence}),
-                      "applied": 0, "created_at": now})
+        items.append(
+            {
+                "run_id": run_id,
+                "as_of_date": as_of,
+                "kind": "anomaly_hypothesis",
+                "item_key": a.signal_id,
+                "importance": a.verdict,
+                "content": a.hypothesis,
+                "detail_json": store.dumps(
+                    {"verdict": a.verdict, "suggested_action": a.suggested_action, "confidence": a.confidence}
+                ),
+                "applied": 0,
+                "created_at": now,
+            }
+        )
     for p in answer.aliases:
-        items.append({"run_id": run_id, "as_of_date": as_of, "kind": "ingredient_alias",
-                      "item_key": p.watch_term, "importance": None, "content": p.candidate_ingredient_name,
-                      "detail_json": store.dumps({"base_form": p.base_form, "salt_form": p.salt_form,
-                                                  "confidence": p.confidence, "reason": p.reason}),
-                      "applied": 0, "created_at": now})
+        items.append(
+            {
+                "run_id": run_id,
+                "as_of_date": as_of,
+                "kind": "ingredient_alias",
+                "item_key": p.watch_term,
+                "importance": None,
+                "content": p.candidate_ingredient_name,
+                "detail_json": store.dumps(
+                    {"base_form": p.base_form, "salt_form": p.salt_form, "confidence": p.confidence, "reason": p.reason}
+                ),
+                "applied": 0,
+                "created_at": now,
+            }
+        )
     proposal_rows = proposal_queue.new_alias_rows(
-        settings, as_of, run_id, cfg.model, prompt.identity_sha256, answer.aliases)
+        settings, as_of, run_id, cfg.model, prompt.identity_sha256, answer.aliases
+    )
     dropped_note = answer.dropped.note()
-    run = base_run(run_id, as_of, KIND, "OK", None, cfg, dropped_note,
-                   headline=answer.headline, summary_md=answer.summary_md, risk_note=answer.risk_note,
-                   prompt_sha256=prompt.identity_sha256, agy_call_count=result.attempts,
-                   total_tokens=result.tokens, cache_hit=result.cache_hit,
-                   dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None)
+    run = base_run(
+        run_id,
+        as_of,
+        KIND,
+        "OK",
+        None,
+        cfg,
+        dropped_note,
+        headline=answer.headline,
+        summary_md=answer.summary_md,
+        risk_note=answer.risk_note,
+        prompt_sha256=prompt.identity_sha256,
+        agy_call_count=result.attempts,
+        total_tokens=result.tokens,
+        cache_hit=result.cache_hit,
+        dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None,
+    )
     problem = write_run(settings, run, items, tools.call_rows(run_id, as_of, dropped_note), proposal_rows)
     if problem:
-        return EnrichOutcome(None, as_of, KIND, status_for("storage_error"), "storage_error",
-                             detail=problem, agy_calls=result.attempts, tokens=result.tokens)
-    proposal_queue.write_alias_file(settings, as_of, run_id, cfg.model, prompt.identity_sha256,
-                                    proposal_rows)
-    return EnrichOutcome(run_id, as_of, KIND, "OK", headline=answer.headline, detail=dropped_note,
-                         agy_calls=result.attempts, tokens=result.tokens, cache_hit=result.cache_hit,
-                         comments=len(answer.comments), anomaly_notes=len(answer.anomalies),
-                         proposals_queued=len(proposal_rows), dropped=answer.dropped.as_dict(),
-                         prompt_chars=len(prompt.text))
+        return EnrichOutcome(
+            None,
+            as_of,
+            KIND,
+            status_for("storage_error"),
+            "storage_error",
+            detail=problem,
+            agy_calls=result.attempts,
+            tokens=result.tokens,
+        )
+    proposal_queue.write_alias_file(settings, as_of, run_id, cfg.model, prompt.identity_sha256, proposal_rows)
+    return EnrichOutcome(
+        run_id,
+        as_of,
+        KIND,
+        "OK",
+        headline=answer.headline,
+        detail=dropped_note,
+        agy_calls=result.attempts,
+        tokens=result.tokens,
+        cache_hit=result.cache_hit,
+        comments=len(answer.comments),
+        anomaly_notes=len(answer.anomalies),
+        proposals_queued=len(proposal_rows),
+        dropped=answer.dropped.as_dict(),
+        prompt_chars=len(prompt.text),
+    )

@@ -1,6 +1,7 @@
 """`dmf doctor` for the AI layer: is agy usable, and is it still tool-less? (design §3.5, §10.5,
 §13.2). Each check is a value; nothing raises and nothing is changed, except by
 `fix_circuit` (`dmf doctor --fix`), which a person asks for."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,13 @@ from enrich.workspace import ROOT_AGENTS, agy_settings_path, check_permissions, 
 from settings.config import Settings
 
 PROMPT_FILES = ("uc1_daily_briefing.md", "uc3_anomaly_only.md", "uc5_weekly_commentary.md", "uc2b_api_drift.md")
-SCHEMA_FILES = ("uc1_briefing.schema.json", "uc3_anomaly.schema.json", "uc4_alias.schema.json",
-                "uc5_weekly.schema.json", "uc2b_api_drift.schema.json")
+SCHEMA_FILES = (
+    "uc1_briefing.schema.json",
+    "uc3_anomaly.schema.json",
+    "uc4_alias.schema.json",
+    "uc5_weekly.schema.json",
+    "uc2b_api_drift.schema.json",
+)
 #: How the binary check begins when agy is absent: `dmf doctor` then rates the permission checks
 #: as warnings (nothing can run with the missing deny block).
 AGY_NOT_FOUND = "agy was not found"
@@ -34,8 +40,9 @@ class Check:
 
 def _models(binary: Path) -> tuple[list[str] | None, str]:
     try:
-        proc = subprocess.run([str(binary), "models"], capture_output=True, timeout=60,
-                              env=child_env(), stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [str(binary), "models"], capture_output=True, timeout=60, env=child_env(), stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"`agy models` could not run ({type(exc).__name__})"
     text = proc.stdout.decode("utf-8", errors="replace")
@@ -73,13 +80,23 @@ def run_doctor(settings: Settings) -> list[Check]:
     try:
         cfg = load_ai_config(settings)
         state = "on" if cfg.enabled else ("off (DMF_AI_DISABLED)" if cfg.disabled_by_env else "off (config)")
-        checks.append(Check("ai_config", True, f"AI layer {state}; model {cfg.model}, effort {cfg.effort}; "
-                                               f"settings from {cfg.source}."))
+        checks.append(
+            Check(
+                "ai_config",
+                True,
+                f"AI layer {state}; model {cfg.model}, effort {cfg.effort}; settings from {cfg.source}.",
+            )
+        )
         binary = resolve_binary(cfg.binary)
         if binary is None:
-            checks.append(Check("agy_binary", not cfg.enabled,
-                                f"{AGY_NOT_FOUND} (set DMF_AGY_BINARY or install agy); "
-                                "reports are still produced, without AI text."))
+            checks.append(
+                Check(
+                    "agy_binary",
+                    not cfg.enabled,
+                    f"{AGY_NOT_FOUND} (set DMF_AGY_BINARY or install agy); "
+                    "reports are still produced, without AI text.",
+                )
+            )
             checks.append(Check("agy_model", False, "cannot check the model without the agy binary."))
         else:
             checks.append(Check("agy_binary", True, f"agy found at {binary}."))
@@ -89,31 +106,56 @@ def run_doctor(settings: Settings) -> list[Check]:
             else:
                 wanted = {cfg.model, cfg.weekly_model if cfg.weekly_enabled else cfg.model}
                 missing = sorted(m for m in wanted if m not in names)
-                checks.append(Check("agy_model", not missing,
-                                    "configured models are available." if not missing else
-                                    "agy does not list " + ", ".join(missing) +
-                                    "; pick one from `agy models` in enrich/agy.toml."))
+                checks.append(
+                    Check(
+                        "agy_model",
+                        not missing,
+                        "configured models are available."
+                        if not missing
+                        else "agy does not list "
+                        + ", ".join(missing)
+                        + "; pick one from `agy models` in enrich/agy.toml.",
+                    )
+                )
         ok, message = check_permissions(agy_settings_path(cfg))
         checks.append(Check("agy_permissions", ok, message))
         ok, message = check_workspace(settings)
         checks.append(Check("agy_workspace", ok, message))
-        checks.append(Check("agents_md", ROOT_AGENTS.is_file(),
-                            "AGENTS.md is at the repository root." if ROOT_AGENTS.is_file()
-                            else "AGENTS.md is missing from the repository root; restore it."))
+        checks.append(
+            Check(
+                "agents_md",
+                ROOT_AGENTS.is_file(),
+                "AGENTS.md is at the repository root."
+                if ROOT_AGENTS.is_file()
+                else "AGENTS.md is missing from the repository root; restore it.",
+            )
+        )
         checks.append(_assets())
-        circuit = CircuitBreaker(settings.state_dir / "agy_circuit.json", cfg.circuit_failure_threshold,
-                                 cfg.circuit_open_hours)
+        circuit = CircuitBreaker(
+            settings.state_dir / "agy_circuit.json", cfg.circuit_failure_threshold, cfg.circuit_open_hours
+        )
         st = circuit.read()
         allowed, why = circuit.peek()
-        checks.append(Check("agy_circuit", st.state == "CLOSED" or allowed,
-                            "circuit closed." if st.state == "CLOSED" else
-                            f"circuit {st.state} after {st.last_error_kind}: {why or 'a trial call is allowed next'}."))
+        checks.append(
+            Check(
+                "agy_circuit",
+                st.state == "CLOSED" or allowed,
+                "circuit closed."
+                if st.state == "CLOSED"
+                else f"circuit {st.state} after {st.last_error_kind}: {why or 'a trial call is allowed next'}.",
+            )
+        )
         budget = TokenBudget(settings.state_dir / "agy_budget.json", cfg.daily_token_cap, cfg.daily_call_cap)
         b = budget.state()
         allowed, reason, detail = budget.check()
-        checks.append(Check("agy_budget", allowed,
-                            f"today {b['calls']}/{cfg.daily_call_cap} calls, {b['tokens']:,}/{cfg.daily_token_cap:,} tokens."
-                            + ("" if allowed else f" {reason}: no more calls today.")))
+        checks.append(
+            Check(
+                "agy_budget",
+                allowed,
+                f"today {b['calls']}/{cfg.daily_call_cap} calls, {b['tokens']:,}/{cfg.daily_token_cap:,} tokens."
+                + ("" if allowed else f" {reason}: no more calls today."),
+            )
+        )
     except Exception as exc:  # doctor must always answer
         checks.append(Check("ai_doctor", False, f"the AI checks stopped early ({type(exc).__name__})."))
     return checks
@@ -121,8 +163,9 @@ def run_doctor(settings: Settings) -> list[Check]:
 
 def _circuit(settings: Settings) -> CircuitBreaker:
     cfg = load_ai_config(settings)
-    return CircuitBreaker(settings.state_dir / "agy_circuit.json", cfg.circuit_failure_threshold,
-                          cfg.circuit_open_hours)
+    return CircuitBreaker(
+        settings.state_dir / "agy_circuit.json", cfg.circuit_failure_threshold, cfg.circuit_open_hours
+    )
 
 
 def fix_circuit(settings: Settings) -> str:
@@ -140,14 +183,18 @@ def fix_circuit(settings: Settings) -> str:
         if state.state == CLOSED:
             return "AI circuit closed; nothing to reset."
         if state.last_error_kind != ErrorKind.LAUNCH_FAILED.value:
-            return (f"AI circuit {state.state} after {state.last_error_kind or 'failures'}: left as is "
-                    "(not a missing agy; it lets a trial call through after its cool-down).")
+            return (
+                f"AI circuit {state.state} after {state.last_error_kind or 'failures'}: left as is "
+                "(not a missing agy; it lets a trial call through after its cool-down)."
+            )
         binary = resolve_binary(load_ai_config(settings).binary)
         if binary is None:
             return f"AI circuit {state.state} after launch_failed: left as is, {AGY_NOT_FOUND} yet."
         names, problem = _models(binary)
         if names is None:
-            return f"AI circuit {state.state} after launch_failed: left as is, agy at {binary} does not run ({problem})."
+            return (
+                f"AI circuit {state.state} after launch_failed: left as is, agy at {binary} does not run ({problem})."
+            )
         circuit.reset()
         return f"AI circuit reset (was {state.state} after launch_failed): agy at {binary} now runs."
     except Exception as exc:  # doctor always answers

@@ -8,6 +8,7 @@ evidence really occurs in the samples we showed, and queues them in
 is applied automatically. On by default (`drift_enabled = true`); the same drift of the same day
 is diagnosed once (a re-run reuses the stored run and calls agy zero more times). Never raises.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,16 @@ from enrich.client import skip_reason_for
 from enrich.config import AiConfig, load_ai_config
 from enrich.parse import parse_drift
 from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
-from enrich.runner import (EnrichOutcome, Tools, base_run, call_failure_detail,
-                           finish_without_call, new_run_id, open_warehouse, write_run)
+from enrich.runner import (
+    EnrichOutcome,
+    Tools,
+    base_run,
+    call_failure_detail,
+    finish_without_call,
+    new_run_id,
+    open_warehouse,
+    write_run,
+)
 from enrich.sanitize import for_prompt
 from settings.config import SEOUL, Settings
 
@@ -76,24 +85,34 @@ def diagnose_load_drift(settings: Settings, as_of: date, schema_drift: str | Non
         if not isinstance(record, dict):
             raise ValueError("not an object")
     except ValueError:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error",
-                             detail="the load's schema_drift record could not be read")
+        return EnrichOutcome(
+            None, as_of, KIND, "FAILED", "internal_error", detail="the load's schema_drift record could not be read"
+        )
     try:
         from pipelines.mfds.settings import ITEM_FIELD_PATHS
+
         drift = {"missing": list(record.get("missing") or []), "unknown": list(record.get("unknown") or [])}
         samples = [s for s in record.get("samples") or [] if isinstance(s, Mapping)]
         # Ask where the missing fields went; with none missing (only new keys), show them all.
         expected = {k: v for k, v in ITEM_FIELD_PATHS.items() if k in drift["missing"]} or ITEM_FIELD_PATHS
-        return diagnose_api_drift(settings, as_of, expected_fields=expected, samples=samples,
-                                  last_good=_last_good_item(settings), drift=drift)
+        return diagnose_api_drift(
+            settings, as_of, expected_fields=expected, samples=samples, last_good=_last_good_item(settings), drift=drift
+        )
     except Exception as exc:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error",
-                             detail=f"unexpected error in diagnose_load_drift: {type(exc).__name__}")
+        return EnrichOutcome(
+            None,
+            as_of,
+            KIND,
+            "FAILED",
+            "internal_error",
+            detail=f"unexpected error in diagnose_load_drift: {type(exc).__name__}",
+        )
 
 
 def _last_good_item(settings: Settings) -> dict[str, Any] | None:
     """One raw record of the latest accepted load, with the API's key names, or None."""
     from pipelines.mfds.settings import SOURCE_FIELDS
+
     con, _ = open_warehouse(settings)
     if con is None:
         return None
@@ -110,18 +129,30 @@ def _last_good_item(settings: Settings) -> dict[str, Any] | None:
     return dict(zip(SOURCE_FIELDS, row)) if row else None
 
 
-def diagnose_api_drift(settings: Settings, as_of: date, *, expected_fields: Mapping[str, str],
-                       samples: Sequence[Mapping[str, Any]],
-                       last_good: Mapping[str, Any] | None = None,
-                       drift: Mapping[str, Any] | None = None) -> EnrichOutcome:
+def diagnose_api_drift(
+    settings: Settings,
+    as_of: date,
+    *,
+    expected_fields: Mapping[str, str],
+    samples: Sequence[Mapping[str, Any]],
+    last_good: Mapping[str, Any] | None = None,
+    drift: Mapping[str, Any] | None = None,
+) -> EnrichOutcome:
     cfg: AiConfig | None = None
     try:
         cfg = load_ai_config(settings)
-        return _diagnose(settings, as_of, cfg.for_purpose(cfg.drift_model, "high"),
-                         expected_fields, samples, last_good, drift)
+        return _diagnose(
+            settings, as_of, cfg.for_purpose(cfg.drift_model, "high"), expected_fields, samples, last_good, drift
+        )
     except Exception as exc:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error",
-                             detail=f"unexpected error in diagnose_api_drift: {type(exc).__name__}")
+        return EnrichOutcome(
+            None,
+            as_of,
+            KIND,
+            "FAILED",
+            "internal_error",
+            detail=f"unexpected error in diagnose_api_drift: {type(exc).__name__}",
+        )
 
 
 def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) -> EnrichOutcome:
@@ -129,51 +160,107 @@ def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) 
         why = "DMF_AI_DISABLED is set." if cfg.disabled_by_env else "enabled = false in enrich/agy.toml."
         return finish_without_call(settings, as_of, KIND, "disabled", cfg, why)
     if not cfg.drift_enabled:
-        return finish_without_call(settings, as_of, KIND, "disabled", cfg,
-                                   "drift_enabled = false in enrich/agy.toml.")
+        return finish_without_call(settings, as_of, KIND, "disabled", cfg, "drift_enabled = false in enrich/agy.toml.")
     shown_samples = [_clean(s) for s in list(samples)[:MAX_SAMPLES]]
     fields = {for_prompt(k, 60): for_prompt(v, 200) for k, v in expected_fields.items()}
     schema = load_schema(SCHEMA)
-    prompt = render(PROMPT, {"RUN_DATE": as_of.isoformat(), "EXPECTED_FIELDS_JSON": json_block(fields),
-                             "DRIFT_JSON": json_block(_clean(dict(drift)) if drift else {}),
-                             "SAMPLES_JSON": json_block(shown_samples),
-                             "LAST_GOOD_JSON": json_block(_clean(last_good) if last_good else {}),
-                             "SCHEMA_JSON": schema_text(schema)})
+    prompt = render(
+        PROMPT,
+        {
+            "RUN_DATE": as_of.isoformat(),
+            "EXPECTED_FIELDS_JSON": json_block(fields),
+            "DRIFT_JSON": json_block(_clean(dict(drift)) if drift else {}),
+            "SAMPLES_JSON": json_block(shown_samples),
+            "LAST_GOOD_JSON": json_block(_clean(last_good) if last_good else {}),
+            "SCHEMA_JSON": schema_text(schema),
+        },
+    )
     latest = _latest(settings, as_of)
     if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
-        return EnrichOutcome(latest["run_id"], as_of, KIND, "OK", reused=True,
-                             detail="same drift as an earlier successful diagnosis",
-                             prompt_chars=len(prompt.text))
+        return EnrichOutcome(
+            latest["run_id"],
+            as_of,
+            KIND,
+            "OK",
+            reused=True,
+            detail="same drift as an earlier successful diagnosis",
+            prompt_chars=len(prompt.text),
+        )
     run_id = new_run_id(as_of, KIND)
     tools = Tools(settings, cfg, run_id)
     result = tools.client.call("api_drift", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
     if not result.ok:
-        return finish_without_call(settings, as_of, KIND, skip_reason_for(result.kind), cfg,
-                                   call_failure_detail(result), prompt.identity_sha256, result, tools, run_id)
+        return finish_without_call(
+            settings,
+            as_of,
+            KIND,
+            skip_reason_for(result.kind),
+            cfg,
+            call_failure_detail(result),
+            prompt.identity_sha256,
+            result,
+            tools,
+            run_id,
+        )
     answer = parse_drift(result.obj, frozenset(fields), json_block(shown_samples))
     now = store.utc_now()
-    items = [{"run_id": run_id, "as_of_date": as_of, "kind": "api_field_path", "item_key": c.field,
-              "importance": c.stability, "content": c.json_path,
-              "detail_json": store.dumps({"evidence": c.evidence, "rationale": c.rationale,
-                                          "confidence": c.confidence}),
-              "applied": 0, "created_at": now} for c in answer.candidates]
+    items = [
+        {
+            "run_id": run_id,
+            "as_of_date": as_of,
+            "kind": "api_field_path",
+            "item_key": c.field,
+            "importance": c.stability,
+            "content": c.json_path,
+            "detail_json": store.dumps({"evidence": c.evidence, "rationale": c.rationale, "confidence": c.confidence}),
+            "applied": 0,
+            "created_at": now,
+        }
+        for c in answer.candidates
+    ]
     note = answer.dropped.note()
-    run = base_run(run_id, as_of, KIND, "OK", None, cfg, note, summary_md=answer.diagnosis,
-                   prompt_sha256=prompt.identity_sha256, agy_call_count=result.attempts,
-                   total_tokens=result.tokens,
-                   dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None)
+    run = base_run(
+        run_id,
+        as_of,
+        KIND,
+        "OK",
+        None,
+        cfg,
+        note,
+        summary_md=answer.diagnosis,
+        prompt_sha256=prompt.identity_sha256,
+        agy_call_count=result.attempts,
+        total_tokens=result.tokens,
+        dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None,
+    )
     problem = write_run(settings, run, items, tools.call_rows(run_id, as_of, note))
     if problem:
         return EnrichOutcome(None, as_of, KIND, "FAILED", "storage_error", detail=problem)
-    data = {"kind": "api_field_path", "run_id": run_id,
-            "generated_at": datetime.now(SEOUL).isoformat(timespec="seconds"), "model": cfg.model,
-            "prompt_sha256": prompt.identity_sha256, "status": "PENDING",
-            "note": "자동 반영되지 않습니다. 사람이 적재기의 필드 매핑을 직접 고친 뒤 dmf load 로 확인하십시오.",
-            "diagnosis": answer.diagnosis, "needs_human_review": answer.needs_human_review,
-            "page_changed_markers": answer.page_changed_markers,
-            "items": [dict(id=i + 1, field=c.field, json_path=c.json_path, evidence=c.evidence,
-                           rationale=c.rationale, stability=c.stability, confidence=c.confidence,
-                           decision="PENDING") for i, c in enumerate(answer.candidates)]}
+    data = {
+        "kind": "api_field_path",
+        "run_id": run_id,
+        "generated_at": datetime.now(SEOUL).isoformat(timespec="seconds"),
+        "model": cfg.model,
+        "prompt_sha256": prompt.identity_sha256,
+        "status": "PENDING",
+        "note": "자동 반영되지 않습니다. 사람이 적재기의 필드 매핑을 직접 고친 뒤 dmf load 로 확인하십시오.",
+        "diagnosis": answer.diagnosis,
+        "needs_human_review": answer.needs_human_review,
+        "page_changed_markers": answer.page_changed_markers,
+        "items": [
+            dict(
+                id=i + 1,
+                field=c.field,
+                json_path=c.json_path,
+                evidence=c.evidence,
+                rationale=c.rationale,
+                stability=c.stability,
+                confidence=c.confidence,
+                decision="PENDING",
+            )
+            for i, c in enumerate(answer.candidates)
+        ],
+    }
     path = drift_file(settings, as_of)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -182,6 +269,15 @@ def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) 
         os.replace(tmp, path)
     except OSError:
         pass
-    return EnrichOutcome(run_id, as_of, KIND, "OK", detail=note, agy_calls=result.attempts,
-                         tokens=result.tokens, proposals_queued=len(answer.candidates),
-                         dropped=answer.dropped.as_dict(), prompt_chars=len(prompt.text))
+    return EnrichOutcome(
+        run_id,
+        as_of,
+        KIND,
+        "OK",
+        detail=note,
+        agy_calls=result.attempts,
+        tokens=result.tokens,
+        proposals_queued=len(answer.candidates),
+        dropped=answer.dropped.as_dict(),
+        prompt_chars=len(prompt.text),
+    )

@@ -6,6 +6,7 @@ So we scan the text ourselves: every balanced `{...}` (string-aware) is tried, t
 the most required keys wins, it is validated with jsonschema, and if it only fails because of
 known noise keys those are stripped, recorded, and it is validated again.
 """
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ Refuses a prompt that is empty, larger than the cap, still carries an unrendered
 or repeats the same block over and over (a rendering loop). Picks the transport: the `-p`
 argument up to the command-line-safe size, stdin stream-json above it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ MAX_REPEAT_RATIO = 0.35
 @dataclass(frozen=True)
 class GuardVerdict:
     ok: bool
-    transport: str          # 'argv' | 'stdin'
+    transport: str  # 'argv' | 'stdin'
     reason: str = ""
 
 
@@ -28,7 +29,7 @@ def repetition_ratio(text: str, block: int = BLOCK) -> float:
     counts: dict[str, int] = {}
     total = 0
     for start in range(0, len(text) - block + 1, block):
-        chunk = text[start:start + block]
+        chunk = text[start : start + block]
         counts[chunk] = counts.get(chunk, 0) + 1
         total += 1
     return (max(counts.values()) - 1) / total if total else 0.0

@@ -6,6 +6,7 @@ today's events, an interpretation of a signal that never fired, an alias that wa
 the candidates we offered. Those are dropped here and counted, before anything is stored.
 Every kept string goes through the outbound quarantine. Nothing here raises.
 """
+
 from __future__ import annotations
 
 import math
@@ -43,7 +44,7 @@ def _s(raw: Mapping[str, Any], key: str, limit: int) -> str:
 
 @dataclass(frozen=True)
 class EventComment:
-    dmf_key: str                 # the real key (stand-ins are mapped back)
+    dmf_key: str  # the real key (stand-ins are mapped back)
     importance: str
     comment: str
     importance_changed_reason: str = ""
@@ -113,8 +114,7 @@ def _items(obj: Mapping[str, Any], key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def parse_anomalies(items: list[Any], known_signal_ids: frozenset[str],
-                    dropped: Dropped) -> list[AnomalyNote]:
+def parse_anomalies(items: list[Any], known_signal_ids: frozenset[str], dropped: Dropped) -> list[AnomalyNote]:
     notes: list[AnomalyNote] = []
     seen: set[str] = set()
     for raw in items:
@@ -130,19 +130,22 @@ def parse_anomalies(items: list[Any], known_signal_ids: frozenset[str],
             continue
         seen.add(sid)
         verdict = str(raw.get("verdict") or "").strip().upper()
-        notes.append(AnomalyNote(
-            signal_id=sid,
-            verdict=verdict if verdict in VERDICTS else "UNKNOWN",
-            hypothesis=_s(raw, "hypothesis", 500),
-            suggested_action=_s(raw, "suggested_action", 500),
-            confidence=_confidence(raw.get("confidence")),
-            alternative_hypothesis=_s(raw, "alternative_hypothesis", 500),
-        ))
+        notes.append(
+            AnomalyNote(
+                signal_id=sid,
+                verdict=verdict if verdict in VERDICTS else "UNKNOWN",
+                hypothesis=_s(raw, "hypothesis", 500),
+                suggested_action=_s(raw, "suggested_action", 500),
+                confidence=_confidence(raw.get("confidence")),
+                alternative_hypothesis=_s(raw, "alternative_hypothesis", 500),
+            )
+        )
     return notes
 
 
-def parse_aliases(items: list[Any], offered: Mapping[str, tuple[str, Mapping[str, str]]],
-                  dropped: Dropped) -> list[AliasCandidate]:
+def parse_aliases(
+    items: list[Any], offered: Mapping[str, tuple[str, Mapping[str, str]]], dropped: Dropped
+) -> list[AliasCandidate]:
     """Keep a proposal only if both its term and its candidate were offered in the prompt."""
     kept: list[AliasCandidate] = []
     seen: set[tuple[str, str]] = set()
@@ -164,18 +167,27 @@ def parse_aliases(items: list[Any], offered: Mapping[str, tuple[str, Mapping[str
             dropped.add("alias_duplicate", cand[:60])
             continue
         seen.add((real_term, real_cand))
-        kept.append(AliasCandidate(
-            watch_term=real_term, candidate_ingredient_name=real_cand,
-            base_form=_s(raw, "base_form", 120), salt_form=_s(raw, "salt_form", 80),
-            confidence=_confidence(raw.get("confidence")), reason=_s(raw, "reason", 300),
-            isomer_note=_s(raw, "isomer_note", 120),
-        ))
+        kept.append(
+            AliasCandidate(
+                watch_term=real_term,
+                candidate_ingredient_name=real_cand,
+                base_form=_s(raw, "base_form", 120),
+                salt_form=_s(raw, "salt_form", 80),
+                confidence=_confidence(raw.get("confidence")),
+                reason=_s(raw, "reason", 300),
+                isomer_note=_s(raw, "isomer_note", 120),
+            )
+        )
     kept.sort(key=lambda a: (-a.confidence, a.watch_term, a.candidate_ingredient_name))
     return kept
 
 
-def parse_daily(obj: Any, key_map: Mapping[str, str], known_signal_ids: frozenset[str],
-                offered: Mapping[str, tuple[str, Mapping[str, str]]]) -> DailyAnswer:
+def parse_daily(
+    obj: Any,
+    key_map: Mapping[str, str],
+    known_signal_ids: frozenset[str],
+    offered: Mapping[str, tuple[str, Mapping[str, str]]],
+) -> DailyAnswer:
     """UC1 (with its UC3 and UC4 sections)."""
     if not isinstance(obj, dict):
         return DailyAnswer(ok=False, failure_reason="answer is not an object")
@@ -198,15 +210,17 @@ def parse_daily(obj: Any, key_map: Mapping[str, str], known_signal_ids: frozense
             dropped.add("event_duplicate", shown)
             continue
         seen.add(shown)
-        comments.append(EventComment(key_map[shown], importance, _s(raw, "comment", 200),
-                                     _s(raw, "importance_changed_reason", 200)))
+        comments.append(
+            EventComment(key_map[shown], importance, _s(raw, "comment", 200), _s(raw, "importance_changed_reason", 200))
+        )
     anomalies = parse_anomalies(_items(obj, "anomalies"), known_signal_ids, dropped)
     aliases = parse_aliases(_items(obj, "alias_candidates"), offered, dropped)
     headline = _s(obj, "headline", 120)
     if not headline:
         return DailyAnswer(ok=False, dropped=dropped, failure_reason="empty headline")
-    return DailyAnswer(True, headline, _s(obj, "summary_md", 3000), _s(obj, "risk_note", 1000),
-                       comments, anomalies, aliases, dropped)
+    return DailyAnswer(
+        True, headline, _s(obj, "summary_md", 3000), _s(obj, "risk_note", 1000), comments, anomalies, aliases, dropped
+    )
 
 
 @dataclass
@@ -267,8 +281,11 @@ def parse_weekly(obj: Any, known_keys: frozenset[str]) -> WeeklyAnswer:
         return WeeklyAnswer(ok=False, failure_reason="answer is not an object")
     dropped = Dropped()
     headline = _s(obj, "headline", 120)
-    paragraphs = [_mark_prediction(for_output(p, 800)) for p in _items(obj, "trend_paragraphs")
-                  if isinstance(p, str) and p.strip()][:6]
+    paragraphs = [
+        _mark_prediction(for_output(p, 800))
+        for p in _items(obj, "trend_paragraphs")
+        if isinstance(p, str) and p.strip()
+    ][:6]
     if not headline or not paragraphs:
         return WeeklyAnswer(ok=False, failure_reason="empty headline or body")
     items: list[NotableItem] = []
@@ -283,10 +300,10 @@ def parse_weekly(obj: Any, known_keys: frozenset[str]) -> WeeklyAnswer:
         label, why = _s(raw, "label", 120), _s(raw, "why", 300)
         if label and why:
             items.append(NotableItem(label, why, key))
-    caveats = [for_output(c, 300) for c in _items(obj, "data_caveats")
-               if isinstance(c, str) and c.strip()][:3]
-    return WeeklyAnswer(True, headline, paragraphs, items[:5], caveats,
-                        _mark_prediction(_s(obj, "ops_note", 400)), dropped)
+    caveats = [for_output(c, 300) for c in _items(obj, "data_caveats") if isinstance(c, str) and c.strip()][:3]
+    return WeeklyAnswer(
+        True, headline, paragraphs, items[:5], caveats, _mark_prediction(_s(obj, "ops_note", 400)), dropped
+    )
 
 
 @dataclass(frozen=True)
@@ -335,11 +352,16 @@ def parse_drift(obj: Any, expected_fields: frozenset[str], samples_text: str) ->
             dropped.add("candidate_without_evidence", name)
             continue
         stability = str(raw.get("stability") or "").upper()
-        kept.append(FieldPathCandidate(
-            field=name, json_path=_s(raw, "json_path", 300), evidence=for_output(evidence, 200),
-            rationale=_s(raw, "rationale", 300),
-            stability=stability if stability in STABILITY else "POSITIONAL",
-            confidence=_confidence(raw.get("confidence"))))
+        kept.append(
+            FieldPathCandidate(
+                field=name,
+                json_path=_s(raw, "json_path", 300),
+                evidence=for_output(evidence, 200),
+                rationale=_s(raw, "rationale", 300),
+                stability=stability if stability in STABILITY else "POSITIONAL",
+                confidence=_confidence(raw.get("confidence")),
+            )
+        )
     review = bool(obj.get("needs_human_review", True))
     if not kept or all(c.stability == "POSITIONAL" for c in kept) or max(c.confidence for c in kept) < 0.6:
         review = True

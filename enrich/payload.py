@@ -6,6 +6,7 @@ CHANGED before NEW); the rest become counts per type/severity. Every string is c
 passed through the inbound sanitizer, and every key the model may answer with is remembered so
 the parser can drop anything it invents.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,15 @@ from enrich.sanitize import for_prompt
 
 SEVERITY_ORDER = {"CRITICAL": 0, "HIGH": 1, "MEDIUM": 2, "INFO": 3, "COSMETIC": 4}
 EVENT_ORDER = {"WITHDRAWN": 0, "CHANGED": 1, "REINSTATED": 2, "NEW": 3}
-FIELD_LIMITS = {"ingredient_name": 80, "applicant": 60, "manufacturer": 80,
-                "manufacture_place": 60, "countries": 40, "permit_no": 40, "notice_code": 20}
+FIELD_LIMITS = {
+    "ingredient_name": 80,
+    "applicant": 60,
+    "manufacturer": 80,
+    "manufacture_place": 60,
+    "countries": 40,
+    "permit_no": 40,
+    "notice_code": 20,
+}
 MAX_KEY_CHARS = 40
 MAX_CHANGES_PER_EVENT = 4
 CHANGE_VALUE_CHARS = 50
@@ -28,9 +36,20 @@ MAX_SIGNALS = 12
 #: A pseudo signal id the prompt asks the model to use when the data holds instructions.
 INJECTION_SIGNAL_ID = "prompt_injection"
 
-COUNT_COLUMNS = ("registry_count", "event_count", "new_count", "changed_count", "withdrawn_count",
-                 "critical_count", "high_count", "medium_count", "info_count", "cosmetic_count",
-                 "watchlist_hit_count", "fired_signal_count")
+COUNT_COLUMNS = (
+    "registry_count",
+    "event_count",
+    "new_count",
+    "changed_count",
+    "withdrawn_count",
+    "critical_count",
+    "high_count",
+    "medium_count",
+    "info_count",
+    "cosmetic_count",
+    "watchlist_hit_count",
+    "fired_signal_count",
+)
 
 
 @dataclass
@@ -57,9 +76,13 @@ def _sort_key(event: Mapping[str, Any]) -> tuple:
     if not isinstance(rank, int):
         rank = SEVERITY_ORDER.get(_text(event.get("severity")), 8) + 1
     priority = event.get("rule_priority")
-    return (0 if event.get("on_watchlist") else 1, rank,
-            EVENT_ORDER.get(_text(event.get("event_type")), 9),
-            priority if isinstance(priority, int) else 999, _text(event.get("dmf_key")))
+    return (
+        0 if event.get("on_watchlist") else 1,
+        rank,
+        EVENT_ORDER.get(_text(event.get("event_type")), 9),
+        priority if isinstance(priority, int) else 999,
+        _text(event.get("dmf_key")),
+    )
 
 
 def _number(value: Any) -> Any:
@@ -80,23 +103,28 @@ def _clean_context(raw: Any) -> dict[str, Any]:
     for key in ("top_applicants", "top_groups"):
         rows = data.get(key)
         if isinstance(rows, list):
-            out[key] = [[for_prompt(r[0], 60), _number(r[1])] for r in rows[:5]
-                        if isinstance(r, (list, tuple)) and len(r) >= 2]
+            out[key] = [
+                [for_prompt(r[0], 60), _number(r[1])] for r in rows[:5] if isinstance(r, (list, tuple)) and len(r) >= 2
+            ]
     spread = data.get("date_spread")
     if isinstance(spread, dict):
-        out["date_spread"] = {for_prompt(k, 20): _number(v) if isinstance(v, (int, float)) else for_prompt(v, 40)
-                              for k, v in list(spread.items())[:8]}
+        out["date_spread"] = {
+            for_prompt(k, 20): _number(v) if isinstance(v, (int, float)) else for_prompt(v, 40)
+            for k, v in list(spread.items())[:8]
+        }
     return out
 
 
-def build_daily_payload(summary: Mapping[str, Any] | None,
-                        events: Sequence[Mapping[str, Any]],
-                        field_changes: Sequence[Mapping[str, Any]],
-                        signals: Sequence[Mapping[str, Any]],
-                        unmatched: Sequence[Mapping[str, Any]],
-                        max_events: int = 60) -> DailyPayload:
+def build_daily_payload(
+    summary: Mapping[str, Any] | None,
+    events: Sequence[Mapping[str, Any]],
+    field_changes: Sequence[Mapping[str, Any]],
+    signals: Sequence[Mapping[str, Any]],
+    unmatched: Sequence[Mapping[str, Any]],
+    max_events: int = 60,
+) -> DailyPayload:
     ordered = sorted(events, key=_sort_key)
-    head, tail = ordered[:max(0, max_events)], ordered[max(0, max_events):]
+    head, tail = ordered[: max(0, max_events)], ordered[max(0, max_events) :]
 
     changes_by_key: dict[str, list[Mapping[str, Any]]] = {}
     for change in field_changes:
@@ -108,7 +136,7 @@ def build_daily_payload(summary: Mapping[str, Any] | None,
         real_key = _text(event.get("dmf_key"))
         shown = for_prompt(real_key, MAX_KEY_CHARS)
         if shown != real_key or not shown or shown in key_map:
-            shown = f"k{index:03d}"       # a stand-in the model can echo back safely
+            shown = f"k{index:03d}"  # a stand-in the model can echo back safely
         key_map[shown] = real_key
         item: dict[str, Any] = {
             "dmf_key": shown,
@@ -119,7 +147,7 @@ def build_daily_payload(summary: Mapping[str, Any] | None,
         for name, limit in FIELD_LIMITS.items():
             value = for_prompt(event.get(name), limit)
             if name == "permit_no" and event.get(name) == real_key:
-                continue                      # the key already says it
+                continue  # the key already says it
             if value:
                 item[name] = value
         if event.get("watch_terms"):
@@ -128,10 +156,12 @@ def build_daily_payload(summary: Mapping[str, Any] | None,
             rows = changes_by_key.get(real_key, [])
             if rows:
                 item["changed_fields"] = [
-                    {"field": for_prompt(c.get("field_name"), 30),
-                     "before": for_prompt(c.get("before_value"), CHANGE_VALUE_CHARS),
-                     "after": for_prompt(c.get("after_value"), CHANGE_VALUE_CHARS),
-                     "kind": for_prompt(c.get("change_kind"), 12)}
+                    {
+                        "field": for_prompt(c.get("field_name"), 30),
+                        "before": for_prompt(c.get("before_value"), CHANGE_VALUE_CHARS),
+                        "after": for_prompt(c.get("after_value"), CHANGE_VALUE_CHARS),
+                        "kind": for_prompt(c.get("change_kind"), 12),
+                    }
                     for c in rows[:MAX_CHANGES_PER_EVENT]
                 ]
                 if len(rows) > MAX_CHANGES_PER_EVENT:
@@ -162,7 +192,8 @@ def build_daily_payload(summary: Mapping[str, Any] | None,
             "is_gate": bool(sig.get("is_gate")),
             "severity": for_prompt(sig.get("severity"), 12),
             "observed": _number(sig.get("observed")),
-            "baseline": _number(sig.get("baseline")) if sig.get("baseline") is not None
+            "baseline": _number(sig.get("baseline"))
+            if sig.get("baseline") is not None
             else for_prompt(sig.get("baseline_text"), 80),
         }
         if sig.get("baseline_text"):
@@ -197,13 +228,21 @@ def build_daily_payload(summary: Mapping[str, Any] | None,
             if len(cand_map) >= MAX_CANDIDATES:
                 break
         offered[shown_term] = (real_term, cand_map)
-        slim_unmatched.append({"watch_term": shown_term,
-                               "term_kind": for_prompt(row.get("term_kind"), 20),
-                               "candidates": list(cand_map)})
+        slim_unmatched.append(
+            {"watch_term": shown_term, "term_kind": for_prompt(row.get("term_kind"), 20), "candidates": list(cand_map)}
+        )
 
-    return DailyPayload(counts=counts, events=slim, omitted=omitted, signals=slim_signals,
-                        watchlist_unmatched=slim_unmatched, key_map=key_map, offered=offered,
-                        known_signal_ids=known_signals, total_events=len(events))
+    return DailyPayload(
+        counts=counts,
+        events=slim,
+        omitted=omitted,
+        signals=slim_signals,
+        watchlist_unmatched=slim_unmatched,
+        key_map=key_map,
+        offered=offered,
+        known_signal_ids=known_signals,
+        total_events=len(events),
+    )
 
 
 def omitted_sentence(omitted: Mapping[str, int]) -> str:

@@ -6,6 +6,7 @@ edits the alias seed by hand. Seeds and config are never opened for writing. The
 proposal (kind, watch term, candidate) is queued once, whatever its later fate.
 Functions return values; none raises.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,7 @@ import os
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,14 @@ from settings.config import SEOUL, Settings
 ALIAS_KIND = "ingredient_alias"
 OVERDUE_DAYS = 7
 DECISIONS = {"accept": "ACCEPTED", "accepted": "ACCEPTED", "reject": "REJECTED", "rejected": "REJECTED"}
-FILE_NOTE = ("이 파일의 어떤 항목도 자동 반영되지 않습니다. 승인은 사람이 seeds/ 의 성분 별칭 seed 를 "
-             "직접 편집하는 것이며, `dmf proposals accept` 는 그 결정을 감사 기록에 남길 뿐입니다.")
+FILE_NOTE = (
+    "이 파일의 어떤 항목도 자동 반영되지 않습니다. 승인은 사람이 seeds/ 의 성분 별칭 seed 를 "
+    "직접 편집하는 것이며, `dmf proposals accept` 는 그 결정을 감사 기록에 남길 뿐입니다."
+)
 
 
 def proposal_id(kind: str, watch_term: str, candidate: str) -> str:
-    digest = hashlib.sha256(f"{kind}\x1f{watch_term}\x1f{candidate}".encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(f"{kind}\x1f{watch_term}\x1f{candidate}".encode()).hexdigest()
     return "al-" + digest[:10]
 
 
@@ -53,26 +56,43 @@ def _existing_ids(settings: Settings, ids: Sequence[str]) -> set[str]:
         return set()
     with con:
         store.ensure_schema(con)
-        found = store.rows(con, "select proposal_id from enrichment.proposals where proposal_id in ("
-                           + ", ".join("?" for _ in ids) + ")", list(ids))
+        found = store.rows(
+            con,
+            "select proposal_id from enrichment.proposals where proposal_id in (" + ", ".join("?" for _ in ids) + ")",
+            list(ids),
+        )
     return {r["proposal_id"] for r in found}
 
 
-def new_alias_rows(settings: Settings, as_of: date, run_id: str, model: str, prompt_sha: str,
-                   aliases: Sequence[AliasCandidate]) -> list[dict[str, Any]]:
+def new_alias_rows(
+    settings: Settings, as_of: date, run_id: str, model: str, prompt_sha: str, aliases: Sequence[AliasCandidate]
+) -> list[dict[str, Any]]:
     """Rows for the proposals not queued before (by kind + term + candidate)."""
     now = store.utc_now()
     rows: dict[str, dict[str, Any]] = {}
     for a in aliases:
         pid = proposal_id(ALIAS_KIND, a.watch_term, a.candidate_ingredient_name)
-        rows.setdefault(pid, {
-            "proposal_id": pid, "as_of_date": as_of, "kind": ALIAS_KIND, "watch_term": a.watch_term,
-            "candidate_ingredient_name": a.candidate_ingredient_name, "base_form": a.base_form,
-            "salt_form": a.salt_form, "confidence": a.confidence, "reason": a.reason,
-            "status": "PENDING", "created_at": now, "run_id": run_id, "isomer_note": a.isomer_note,
-            "model": model, "prompt_sha256": prompt_sha,
-            "source_file": str(alias_file(settings, as_of)),
-        })
+        rows.setdefault(
+            pid,
+            {
+                "proposal_id": pid,
+                "as_of_date": as_of,
+                "kind": ALIAS_KIND,
+                "watch_term": a.watch_term,
+                "candidate_ingredient_name": a.candidate_ingredient_name,
+                "base_form": a.base_form,
+                "salt_form": a.salt_form,
+                "confidence": a.confidence,
+                "reason": a.reason,
+                "status": "PENDING",
+                "created_at": now,
+                "run_id": run_id,
+                "isomer_note": a.isomer_note,
+                "model": model,
+                "prompt_sha256": prompt_sha,
+                "source_file": str(alias_file(settings, as_of)),
+            },
+        )
     try:
         known = _existing_ids(settings, list(rows))
     except duckdb.Error:
@@ -87,8 +107,9 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def write_alias_file(settings: Settings, as_of: date, run_id: str, model: str, prompt_sha: str,
-                     rows: Sequence[dict[str, Any]]) -> Path | None:
+def write_alias_file(
+    settings: Settings, as_of: date, run_id: str, model: str, prompt_sha: str, rows: Sequence[dict[str, Any]]
+) -> Path | None:
     """The queue file of design §7.5 (items already in it are kept; new ones are appended)."""
     if not rows:
         return None
@@ -102,19 +123,29 @@ def write_alias_file(settings: Settings, as_of: date, run_id: str, model: str, p
     for row in rows:
         if row["proposal_id"] in have:
             continue
-        items.append({
-            "id": len(items) + 1, "proposal_id": row["proposal_id"],
-            "watch_term": row["watch_term"], "candidate_ingredient_name": row["candidate_ingredient_name"],
-            "base_form": row["base_form"], "salt_form": row["salt_form"],
-            "isomer_note": row.get("isomer_note") or "", "confidence": row["confidence"],
-            "reason": row["reason"], "decision": "PENDING",
-        })
+        items.append(
+            {
+                "id": len(items) + 1,
+                "proposal_id": row["proposal_id"],
+                "watch_term": row["watch_term"],
+                "candidate_ingredient_name": row["candidate_ingredient_name"],
+                "base_form": row["base_form"],
+                "salt_form": row["salt_form"],
+                "isomer_note": row.get("isomer_note") or "",
+                "confidence": row["confidence"],
+                "reason": row["reason"],
+                "decision": "PENDING",
+            }
+        )
     data = {
-        "kind": ALIAS_KIND, "run_id": run_id,
+        "kind": ALIAS_KIND,
+        "run_id": run_id,
         "generated_at": datetime.now(SEOUL).isoformat(timespec="seconds"),
-        "model": model, "prompt_sha256": prompt_sha,
+        "model": model,
+        "prompt_sha256": prompt_sha,
         "status": "PENDING" if any(i.get("decision") == "PENDING" for i in items) else "DECIDED",
-        "note": FILE_NOTE, "items": items,
+        "note": FILE_NOTE,
+        "items": items,
     }
     try:
         _write_json(path, data)
@@ -132,8 +163,9 @@ def _with_age(row: dict[str, Any], today: date) -> dict[str, Any]:
     return row
 
 
-def list_proposals(settings: Settings, status: str | None = "PENDING",
-                   as_of: date | None = None) -> list[dict[str, Any]]:
+def list_proposals(
+    settings: Settings, status: str | None = "PENDING", as_of: date | None = None
+) -> list[dict[str, Any]]:
     """Proposals (PENDING by default; status=None for all), oldest first, with age_days and
     is_overdue (pending for more than 7 days, counted up to `as_of` or today in Seoul)."""
     con, _ = open_warehouse(settings)
@@ -143,8 +175,11 @@ def list_proposals(settings: Settings, status: str | None = "PENDING",
     try:
         with con:
             store.ensure_schema(con)
-            found = store.rows(con, "select * from enrichment.proposals where (? is null or status = ?) "
-                               "order by created_at, proposal_id", [status, status])
+            found = store.rows(
+                con,
+                "select * from enrichment.proposals where (? is null or status = ?) order by created_at, proposal_id",
+                [status, status],
+            )
     except duckdb.Error:
         return []
     return [_with_age(r, today) for r in found]
@@ -180,8 +215,11 @@ def show_proposal(settings: Settings, proposal_id_or_prefix: str) -> dict[str, A
             row, _ = _resolve(con, proposal_id_or_prefix)
             if row is None:
                 return None
-            row["decisions"] = store.rows(con, "select * from enrichment.proposal_decisions "
-                                          "where proposal_id = ? order by decided_at", [row["proposal_id"]])
+            row["decisions"] = store.rows(
+                con,
+                "select * from enrichment.proposal_decisions where proposal_id = ? order by decided_at",
+                [row["proposal_id"]],
+            )
     except duckdb.Error:
         return None
     return _with_age(row, datetime.now(SEOUL).date())
@@ -195,8 +233,7 @@ class Decision:
     status: str | None = None
 
 
-def decide(settings: Settings, proposal_id_or_prefix: str, decision: str, by: str,
-           note: str = "") -> Decision:
+def decide(settings: Settings, proposal_id_or_prefix: str, decision: str, by: str, note: str = "") -> Decision:
     """Record a human decision (accept | reject). Applies nothing: the seed is edited by hand."""
     final = DECISIONS.get((decision or "").strip().lower())
     if final is None:
@@ -207,7 +244,7 @@ def decide(settings: Settings, proposal_id_or_prefix: str, decision: str, by: st
     con, problem = open_warehouse(settings)
     if con is None:
         return Decision(False, problem)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     try:
         with con:
             store.ensure_schema(con)
@@ -216,26 +253,43 @@ def decide(settings: Settings, proposal_id_or_prefix: str, decision: str, by: st
                 return Decision(False, why)
             if row["status"] != "PENDING":
                 when = row["decided_at"].astimezone(SEOUL).strftime("%Y-%m-%d") if row.get("decided_at") else "earlier"
-                return Decision(False, f"Proposal {row['proposal_id']} was already {row['status']} "
-                                       f"by {row.get('decided_by') or 'someone'} on {when}; nothing changed.",
-                                row["proposal_id"], row["status"])
+                return Decision(
+                    False,
+                    f"Proposal {row['proposal_id']} was already {row['status']} "
+                    f"by {row.get('decided_by') or 'someone'} on {when}; nothing changed.",
+                    row["proposal_id"],
+                    row["status"],
+                )
             con.execute("begin")
-            con.execute("""update enrichment.proposals set status = ?, decided_at = ?, decided_by = ?,
+            con.execute(
+                """update enrichment.proposals set status = ?, decided_at = ?, decided_by = ?,
                            decision_note = ? where proposal_id = ?""",
-                        [final, now, who[:120], (note or "")[:1000] or None, row["proposal_id"]])
-            con.execute("""insert into enrichment.proposal_decisions
+                [final, now, who[:120], (note or "")[:1000] or None, row["proposal_id"]],
+            )
+            con.execute(
+                """insert into enrichment.proposal_decisions
                            (decision_id, proposal_id, decision, previous_status, decided_by, decided_at, note)
                            values (?, ?, ?, ?, ?, ?, ?)""",
-                        [f"d-{now:%Y%m%d%H%M%S}-{secrets.token_hex(3)}", row["proposal_id"], final,
-                         row["status"], who[:120], now, (note or "")[:1000] or None])
+                [
+                    f"d-{now:%Y%m%d%H%M%S}-{secrets.token_hex(3)}",
+                    row["proposal_id"],
+                    final,
+                    row["status"],
+                    who[:120],
+                    now,
+                    (note or "")[:1000] or None,
+                ],
+            )
             con.execute("commit")
     except duckdb.Error as exc:
         return Decision(False, f"The decision could not be recorded ({str(exc)[:120]}).")
     _mark_file(row, final)
-    follow_up = (" Now add the alias to the ingredient-alias seed by hand and run `dmf build`."
-                 if final == "ACCEPTED" else "")
-    return Decision(True, f"Proposal {row['proposal_id']} {final.lower()} by {who}.{follow_up}",
-                    row["proposal_id"], final)
+    follow_up = (
+        " Now add the alias to the ingredient-alias seed by hand and run `dmf build`." if final == "ACCEPTED" else ""
+    )
+    return Decision(
+        True, f"Proposal {row['proposal_id']} {final.lower()} by {who}.{follow_up}", row["proposal_id"], final
+    )
 
 
 def _mark_file(row: dict[str, Any], final: str) -> None:
@@ -247,8 +301,11 @@ def _mark_file(row: dict[str, Any], final: str) -> None:
         for item in data.get("items") or []:
             if isinstance(item, dict) and item.get("proposal_id") == row["proposal_id"]:
                 item["decision"] = final
-        data["status"] = "PENDING" if any(
-            isinstance(i, dict) and i.get("decision") == "PENDING" for i in data.get("items") or []) else "DECIDED"
+        data["status"] = (
+            "PENDING"
+            if any(isinstance(i, dict) and i.get("decision") == "PENDING" for i in data.get("items") or [])
+            else "DECIDED"
+        )
         _write_json(path, data)
     except (OSError, ValueError, AttributeError):
         pass

@@ -5,6 +5,7 @@ regex instead of `str.format`, because prompt bodies are full of JSON braces. Un
 are left in place on purpose: the guard refuses a prompt that still has one, so a renamed
 payload key fails loudly instead of sending the model an empty data block.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -79,7 +80,7 @@ class RenderedPrompt:
         return substitute(self._template, {**self._values, "RETRY_BLOCK": block, "NONCE": self.nonce})
 
     @classmethod
-    def from_text(cls, text: str) -> "RenderedPrompt":
+    def from_text(cls, text: str) -> RenderedPrompt:
         """Wrap an already-rendered text (tests, ad-hoc calls); it has no retry slot."""
         return cls("<inline>", text, {})
 
@@ -87,7 +88,6 @@ class RenderedPrompt:
         return len(self.text)
 
 
-def render(template_name: str, values: Mapping[str, str],
-           prompts_dir: Path = PROMPTS_DIR) -> RenderedPrompt:
+def render(template_name: str, values: Mapping[str, str], prompts_dir: Path = PROMPTS_DIR) -> RenderedPrompt:
     """Render a prompt file; raises OSError if the asset is missing (callers turn it into a value)."""
     return RenderedPrompt(template_name, load_template(template_name, prompts_dir), values)

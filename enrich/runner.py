@@ -1,11 +1,12 @@
 """What every enrichment step shares: run ids, the outcome value, the client wiring, and
 writing one run (its row, its items, its agy call rows) in one transaction."""
+
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,8 +23,15 @@ from settings.warehouse import table_exists
 
 T = TypeVar("T")
 
-REQUIRED_MARTS = ("dmf_loads", "dmf_day_decisions", "dmf_events", "dmf_event_field_changes", "dmf_signals",
-                  "dmf_watchlist_unmatched", "dmf_daily_summary")
+REQUIRED_MARTS = (
+    "dmf_loads",
+    "dmf_day_decisions",
+    "dmf_events",
+    "dmf_event_field_changes",
+    "dmf_signals",
+    "dmf_watchlist_unmatched",
+    "dmf_daily_summary",
+)
 
 
 @dataclass
@@ -64,19 +72,23 @@ class EnrichOutcome:
             return f"{head} — already enriched by run {self.run_id}; agy not called"
         parts = []
         if self.kind == "daily":
-            parts.append(f"{self.comments} event comments, {self.anomaly_notes} anomaly notes, "
-                         f"{self.proposals_queued} alias proposals queued")
+            parts.append(
+                f"{self.comments} event comments, {self.anomaly_notes} anomaly notes, "
+                f"{self.proposals_queued} alias proposals queued"
+            )
         elif self.kind == "anomaly":
             parts.append(f"{self.anomaly_notes} signal interpretations")
         if self.dropped:
             parts.append(f"{sum(self.dropped.values())} invented items dropped")
-        calls = "cache hit, agy not called" if self.cache_hit else f"{self.agy_calls} agy call(s), {self.tokens:,} tokens"
+        calls = (
+            "cache hit, agy not called" if self.cache_hit else f"{self.agy_calls} agy call(s), {self.tokens:,} tokens"
+        )
         parts.append(calls)
         return f"{head} — " + "; ".join(parts)
 
 
 def new_run_id(as_of: date, kind: str) -> str:
-    stamp = datetime.now(timezone.utc).strftime("%H%M%S")
+    stamp = datetime.now(UTC).strftime("%H%M%S")
     return f"{as_of:%Y%m%d}-{kind}-{stamp}-{secrets.token_hex(3)}"
 
 
@@ -93,11 +105,11 @@ class Tools:
         self.log_dir = state / "agy_runs" / run_id
         workdir, self.workspace_problem = prepare_workspace(settings)
         self.client = AgyClient(
-            cfg, workdir=workdir,
+            cfg,
+            workdir=workdir,
             budget=TokenBudget(state / "agy_budget.json", cfg.daily_token_cap, cfg.daily_call_cap),
             cache=ResultCache(state / "agy_cache", cfg.cache_ttl_seconds),
-            circuit=CircuitBreaker(state / "agy_circuit.json", cfg.circuit_failure_threshold,
-                                   cfg.circuit_open_hours),
+            circuit=CircuitBreaker(state / "agy_circuit.json", cfg.circuit_failure_threshold, cfg.circuit_open_hours),
             on_usage=self.calls.append,
         )
 
@@ -126,9 +138,13 @@ def missing_marts(con: duckdb.DuckDBPyConnection, names: Sequence[str] = REQUIRE
     return [n for n in names if not table_exists(con, "marts", n)]
 
 
-def write_run(settings: Settings, run: Mapping[str, Any], items: Sequence[Mapping[str, Any]] = (),
-              calls: Sequence[Mapping[str, Any]] = (),
-              proposals: Sequence[Mapping[str, Any]] = ()) -> str | None:
+def write_run(
+    settings: Settings,
+    run: Mapping[str, Any],
+    items: Sequence[Mapping[str, Any]] = (),
+    calls: Sequence[Mapping[str, Any]] = (),
+    proposals: Sequence[Mapping[str, Any]] = (),
+) -> str | None:
     """Store one run atomically; returns None or a sentence saying why it could not be stored."""
     con, problem = open_warehouse(settings)
     if con is None:
@@ -151,19 +167,37 @@ def write_run(settings: Settings, run: Mapping[str, Any], items: Sequence[Mappin
     return None
 
 
-def base_run(run_id: str, as_of: date, kind: str, status: str, reason: str | None,
-             cfg: AiConfig | None, detail: str = "", **extra: Any) -> dict[str, Any]:
+def base_run(
+    run_id: str,
+    as_of: date,
+    kind: str,
+    status: str,
+    reason: str | None,
+    cfg: AiConfig | None,
+    detail: str = "",
+    **extra: Any,
+) -> dict[str, Any]:
     return {
-        "run_id": run_id, "as_of_date": as_of, "kind": kind, "status": status,
-        "skip_reason": reason, "badge": badge_for(reason) or None, "detail": detail or None,
-        "model": cfg.model if cfg else None, "effort": cfg.effort if cfg else None,
-        "created_at": store.utc_now(), "agy_call_count": 0, "total_tokens": 0,
-        "cache_hit": False, **extra,
+        "run_id": run_id,
+        "as_of_date": as_of,
+        "kind": kind,
+        "status": status,
+        "skip_reason": reason,
+        "badge": badge_for(reason) or None,
+        "detail": detail or None,
+        "model": cfg.model if cfg else None,
+        "effort": cfg.effort if cfg else None,
+        "created_at": store.utc_now(),
+        "agy_call_count": 0,
+        "total_tokens": 0,
+        "cache_hit": False,
+        **extra,
     }
 
 
-def same_as_latest(settings: Settings, as_of: date, kind: str, status: str,
-                   reason: str | None, prompt_sha: str | None) -> dict[str, Any] | None:
+def same_as_latest(
+    settings: Settings, as_of: date, kind: str, status: str, reason: str | None, prompt_sha: str | None
+) -> dict[str, Any] | None:
     """The latest run when it already says the same thing (re-runs add no duplicate rows)."""
     con, _ = open_warehouse(settings)
     if con is None:
@@ -174,14 +208,19 @@ def same_as_latest(settings: Settings, as_of: date, kind: str, status: str,
             latest = store.latest_run(con, as_of, kind)
     except duckdb.Error:
         return None
-    if latest and latest["status"] == status and latest["skip_reason"] == reason \
-            and latest["prompt_sha256"] == prompt_sha:
+    if (
+        latest
+        and latest["status"] == status
+        and latest["skip_reason"] == reason
+        and latest["prompt_sha256"] == prompt_sha
+    ):
         return latest
     return None
 
 
-def read_marts(settings: Settings, as_of: date, kind: str, cfg: AiConfig,
-               read: Callable[[duckdb.DuckDBPyConnection], T]) -> tuple[T | None, EnrichOutcome | None]:
+def read_marts(
+    settings: Settings, as_of: date, kind: str, cfg: AiConfig, read: Callable[[duckdb.DuckDBPyConnection], T]
+) -> tuple[T | None, EnrichOutcome | None]:
     """Runs `read` on the warehouse, or returns the outcome that says why it cannot:
     no warehouse file yet, or marts that `dmf build` has not created."""
     con, problem = open_warehouse(settings)
@@ -192,17 +231,29 @@ def read_marts(settings: Settings, as_of: date, kind: str, cfg: AiConfig,
         missing = missing_marts(con)
         value = None if missing else read(con)
     if missing:
-        return None, finish_without_call(settings, as_of, kind, "marts_missing", cfg,
-                                         "missing marts: " + ", ".join("marts." + m for m in missing)
-                                         + "; run `dmf build` first.")
+        return None, finish_without_call(
+            settings,
+            as_of,
+            kind,
+            "marts_missing",
+            cfg,
+            "missing marts: " + ", ".join("marts." + m for m in missing) + "; run `dmf build` first.",
+        )
     return value, None
 
 
-def finish_without_call(settings: Settings, as_of: date, kind: str, reason: str,
-                        cfg: AiConfig | None, detail: str,
-                        prompt_sha: str | None = None,
-                        result: CallResult | None = None, tools: Tools | None = None,
-                        run_id: str | None = None) -> EnrichOutcome:
+def finish_without_call(
+    settings: Settings,
+    as_of: date,
+    kind: str,
+    reason: str,
+    cfg: AiConfig | None,
+    detail: str,
+    prompt_sha: str | None = None,
+    result: CallResult | None = None,
+    tools: Tools | None = None,
+    run_id: str | None = None,
+) -> EnrichOutcome:
     """Record a SKIPPED/FAILED run (once: an identical latest row is reused) and say so."""
     status = status_for(reason)
     calls = tools.calls if tools else []
@@ -211,13 +262,30 @@ def finish_without_call(settings: Settings, as_of: date, kind: str, reason: str,
         if existing:
             return EnrichOutcome(existing["run_id"], as_of, kind, status, reason, detail=detail)
     run_id = run_id or new_run_id(as_of, kind)
-    run = base_run(run_id, as_of, kind, status, reason, cfg, detail, prompt_sha256=prompt_sha,
-                   agy_call_count=len(calls), total_tokens=result.tokens if result else 0)
+    run = base_run(
+        run_id,
+        as_of,
+        kind,
+        status,
+        reason,
+        cfg,
+        detail,
+        prompt_sha256=prompt_sha,
+        agy_call_count=len(calls),
+        total_tokens=result.tokens if result else 0,
+    )
     problem = write_run(settings, run, calls=tools.call_rows(run_id, as_of) if tools else [])
-    outcome = EnrichOutcome(run_id if problem is None else None, as_of, kind, status, reason,
-                            detail=detail, agy_calls=len(calls),
-                            tokens=result.tokens if result else 0,
-                            prompt_chars=result.prompt_chars if result else 0)
+    outcome = EnrichOutcome(
+        run_id if problem is None else None,
+        as_of,
+        kind,
+        status,
+        reason,
+        detail=detail,
+        agy_calls=len(calls),
+        tokens=result.tokens if result else 0,
+        prompt_chars=result.prompt_chars if result else 0,
+    )
     if problem and reason not in ("marts_missing",):
         outcome.detail = (detail + "; " if detail else "") + problem
     return outcome
@@ -226,5 +294,6 @@ def finish_without_call(settings: Settings, as_of: date, kind: str, reason: str,
 def call_failure_detail(result: CallResult) -> str:
     """One sentence for a failed call, free of secrets (agy's own text is quarantined)."""
     from enrich.sanitize import for_output
+
     text = for_output(result.reason, 240)
     return f"agy call ended with {result.kind.value}: {text}" if text else f"agy call ended with {result.kind.value}"

@@ -10,6 +10,7 @@ sees them as quoted data and a human can find them.
 Outbound (`for_output`): model text ends up in xlsx cells, logs and proposal files, so it must
 never start a formula (= + - @ tab CR), and links and markup are removed.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,12 +22,24 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # (soft hyphen, zero-width). Every format character (category Cf, which holds all bidi, TAG,
 # zero-width and U+061C/U+180E/U+00AD) goes, and so do the non-Cf ones listed here.
 _VARIATION_SELECTORS = frozenset(chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)))
-_INVISIBLE_NOT_CF = frozenset({
-    "\u115f", "\u1160", "\u3164", "\uffa0",  # Hangul fillers (render as blank)
-    "\u034f",  # combining grapheme joiner
-    "\u17b4", "\u17b5",  # Khmer inherent vowels (invisible)
-    "\u180b", "\u180c", "\u180d", "\u180f",  # Mongolian free variation selectors
-}) | _VARIATION_SELECTORS
+_INVISIBLE_NOT_CF = (
+    frozenset(
+        {
+            "\u115f",
+            "\u1160",
+            "\u3164",
+            "\uffa0",  # Hangul fillers (render as blank)
+            "\u034f",  # combining grapheme joiner
+            "\u17b4",
+            "\u17b5",  # Khmer inherent vowels (invisible)
+            "\u180b",
+            "\u180c",
+            "\u180d",
+            "\u180f",  # Mongolian free variation selectors
+        }
+    )
+    | _VARIATION_SELECTORS
+)
 
 
 def _is_invisible(ch: str) -> bool:
@@ -38,6 +51,7 @@ def strip_invisible(text: str) -> str:
     if text.isascii():
         return text
     return "".join(ch for ch in text if not _is_invisible(ch))
+
 
 _FENCE = re.compile(r"`{3,}|~{3,}")
 _FAKE_MARKER = re.compile(r"<{2,}\s*/?\s*(?:DATA|END)\b[^>\n]{0,80}>{2,}", re.IGNORECASE)
@@ -98,6 +112,7 @@ FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
 def escape_formula_lead(text: str) -> str:
     """A leading apostrophe makes Excel, LibreOffice and openpyxl keep the value as plain text."""
     return "'" + text if text.startswith(FORMULA_LEAD) else text
+
 
 _LINK = re.compile(r"(?:[a-z][a-z0-9+.-]{1,15}://|www\.|mailto:|\\\\)\S*", re.IGNORECASE)
 _MARKUP = re.compile(r"<[^<>]{0,200}>")

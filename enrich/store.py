@@ -4,11 +4,12 @@ The report reads these tables with LEFT JOINs, so a day with no rows simply show
 Writes use parameter binding only; model text never becomes SQL. The contract columns come
 first in each table; the columns after them are additions this layer needs.
 """
+
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import duckdb
@@ -112,26 +113,90 @@ DDL = [
         where p.status = 'PENDING'""",
 ]
 
-RUN_COLUMNS = ("run_id", "as_of_date", "kind", "status", "skip_reason", "headline", "summary_md",
-               "risk_note", "commentary", "model", "prompt_sha256", "created_at", "effort", "badge",
-               "detail", "agy_call_count", "total_tokens", "cache_hit", "dropped_json",
-               "overall_assessment")
-ITEM_COLUMNS = ("run_id", "as_of_date", "kind", "item_key", "importance", "content",
-                "detail_json", "applied", "created_at")
-CALL_COLUMNS = ("call_id", "run_id", "as_of_date", "started_at", "duration_s", "exit_code",
-                "status", "error_kind", "transport", "turns", "input_tokens", "output_tokens",
-                "cached_tokens", "thinking_tokens", "total_tokens", "prompt_chars",
-                "prompt_sha256", "model", "effort", "schema_valid", "error", "purpose",
-                "attempt", "stdout_path")
-PROPOSAL_COLUMNS = ("proposal_id", "as_of_date", "kind", "watch_term",
-                    "candidate_ingredient_name", "base_form", "salt_form", "confidence",
-                    "reason", "status", "created_at", "decided_at", "decided_by",
-                    "decision_note", "run_id", "isomer_note", "model", "prompt_sha256",
-                    "source_file")
+RUN_COLUMNS = (
+    "run_id",
+    "as_of_date",
+    "kind",
+    "status",
+    "skip_reason",
+    "headline",
+    "summary_md",
+    "risk_note",
+    "commentary",
+    "model",
+    "prompt_sha256",
+    "created_at",
+    "effort",
+    "badge",
+    "detail",
+    "agy_call_count",
+    "total_tokens",
+    "cache_hit",
+    "dropped_json",
+    "overall_assessment",
+)
+ITEM_COLUMNS = (
+    "run_id",
+    "as_of_date",
+    "kind",
+    "item_key",
+    "importance",
+    "content",
+    "detail_json",
+    "applied",
+    "created_at",
+)
+CALL_COLUMNS = (
+    "call_id",
+    "run_id",
+    "as_of_date",
+    "started_at",
+    "duration_s",
+    "exit_code",
+    "status",
+    "error_kind",
+    "transport",
+    "turns",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "thinking_tokens",
+    "total_tokens",
+    "prompt_chars",
+    "prompt_sha256",
+    "model",
+    "effort",
+    "schema_valid",
+    "error",
+    "purpose",
+    "attempt",
+    "stdout_path",
+)
+PROPOSAL_COLUMNS = (
+    "proposal_id",
+    "as_of_date",
+    "kind",
+    "watch_term",
+    "candidate_ingredient_name",
+    "base_form",
+    "salt_form",
+    "confidence",
+    "reason",
+    "status",
+    "created_at",
+    "decided_at",
+    "decided_by",
+    "decision_note",
+    "run_id",
+    "isomer_note",
+    "model",
+    "prompt_sha256",
+    "source_file",
+)
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -145,10 +210,10 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
-            records: Iterable[Mapping[str, Any]]) -> int:
-    sql = (f"insert into enrichment.{table} ({', '.join(columns)}) "
-           f"values ({', '.join('?' for _ in columns)})")
+def _insert(
+    con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], records: Iterable[Mapping[str, Any]]
+) -> int:
+    sql = f"insert into enrichment.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})"
     batch = [[record.get(c) for c in columns] for record in records]
     if batch:
         con.executemany(sql, batch)
@@ -172,9 +237,13 @@ def insert_proposals(con, proposals: Iterable[Mapping[str, Any]]) -> int:
 
 
 def latest_run(con, as_of: date, kind: str) -> dict[str, Any] | None:
-    found = rows(con, """select * from enrichment.enrichment_run
+    found = rows(
+        con,
+        """select * from enrichment.enrichment_run
                          where as_of_date = ? and kind = ?
-                         order by created_at desc, run_id desc limit 1""", [as_of, kind])
+                         order by created_at desc, run_id desc limit 1""",
+        [as_of, kind],
+    )
     return found[0] if found else None
 
 

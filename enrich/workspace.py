@@ -1,5 +1,6 @@
 """The batch workspace agy runs in, and the permission block that denies it every tool
 (design §3.8, §3.9, §10.5)."""
+
 from __future__ import annotations
 
 import json
@@ -95,8 +96,11 @@ def check_workspace(settings: Settings) -> tuple[bool, str]:
             missing = [n for n in glob if n not in servers] if isinstance(glob, dict) else []
             if missing:
                 problems.append("global MCP servers not switched off here: " + ", ".join(sorted(missing)))
-    extra = sorted(p.relative_to(path).as_posix() for p in path.rglob("*")
-                   if p.is_file() and p.relative_to(path).as_posix() not in EXPECTED_FILES)
+    extra = sorted(
+        p.relative_to(path).as_posix()
+        for p in path.rglob("*")
+        if p.is_file() and p.relative_to(path).as_posix() not in EXPECTED_FILES
+    )
     if extra:
         problems.append("unexpected files: " + ", ".join(extra[:5]))
     if problems:
@@ -113,8 +117,11 @@ def agy_path_form(path: Path | str) -> str:
 
 def permission_block(settings: Settings) -> dict[str, Any]:
     raw = (TEMPLATES / "agy_permissions.json").read_text(encoding="utf-8")
-    values = {"HOME": agy_path_form(Path.home()), "PROJECT": agy_path_form(settings.project_dir),
-              "STATE": agy_path_form(settings.state_dir)}
+    values = {
+        "HOME": agy_path_form(Path.home()),
+        "PROJECT": agy_path_form(settings.project_dir),
+        "STATE": agy_path_form(settings.state_dir),
+    }
     for name, value in values.items():
         raw = raw.replace("{{" + name + "}}", value)
     return json.loads(raw)

@@ -6,6 +6,7 @@ is kept in a `Destination` whose repr never shows it; everything that is stored 
 uses the destination's name. Loading never raises: a broken file falls back to the defaults
 (no destination), because a delivery problem must never stop the pipeline.
 """
+
 from __future__ import annotations
 
 import logging
@@ -109,9 +110,11 @@ def _level(value: Any, default: str) -> str:
 
 def _route(raw: Mapping[str, Any], base: Route) -> Route:
     weekly = raw.get("weekly", base.weekly)
-    return Route(daily=_level(raw.get("daily"), base.daily),
-                 weekly=weekly if isinstance(weekly, bool) else base.weekly,
-                 alerts=_level(raw.get("alerts"), base.alerts))
+    return Route(
+        daily=_level(raw.get("daily"), base.daily),
+        weekly=weekly if isinstance(weekly, bool) else base.weekly,
+        alerts=_level(raw.get("alerts"), base.alerts),
+    )
 
 
 def _dlt_secret(name: str) -> str | None:
@@ -133,8 +136,9 @@ def _url_for(name: str, env: Mapping[str, str], use_dlt: bool) -> str | None:
     return _dlt_secret(name) if use_dlt else None
 
 
-def load_notify_config(state_dir: Path | None = None, env: Mapping[str, str] | None = None,
-                       *, use_dlt: bool = True) -> NotifyConfig:
+def load_notify_config(
+    state_dir: Path | None = None, env: Mapping[str, str] | None = None, *, use_dlt: bool = True
+) -> NotifyConfig:
     """The committed file, then `<state_dir>/notify.toml`, then the URLs. Never raises."""
     env = os.environ if env is None else env
     merged: dict[str, Any] = {"notify": {}, "destinations": {}}
@@ -174,7 +178,9 @@ def load_notify_config(state_dir: Path | None = None, env: Mapping[str, str] | N
         unconfigured=tuple(unconfigured),
         empty_day=empty_day if empty_day in EMPTY_DAY_CHOICES else "line",
         attempts=min(max(attempts, 1), 10) if isinstance(attempts, int) and not isinstance(attempts, bool) else 3,
-        retry_wait_seconds=float(wait) if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0 else 2.0,
+        retry_wait_seconds=float(wait)
+        if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
+        else 2.0,
         attach_report=attach if isinstance(attach, bool) else True,
         source=" + ".join(sources) or "defaults",
     )

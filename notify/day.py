@@ -6,6 +6,7 @@ schema; a (message, destination) pair already delivered is not sent again unless
 A delivery failure is recorded and retried a bounded number of times, and it never changes
 the exit code of `dmf run`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +14,7 @@ import logging
 import os
 import secrets
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,10 @@ OUTBOX = "outbox"
 @dataclass
 class NotifyOutcome:
     as_of: date
-    alerts: list[str] = field(default_factory=list)          # kinds of the alerts raised now
-    sent: list[str] = field(default_factory=list)            # "destination: message key"
+    alerts: list[str] = field(default_factory=list)  # kinds of the alerts raised now
+    sent: list[str] = field(default_factory=list)  # "destination: message key"
     failed: list[str] = field(default_factory=list)
-    written: list[str] = field(default_factory=list)         # demo outbox files
+    written: list[str] = field(default_factory=list)  # demo outbox files
     note: str = ""
 
     @property
@@ -52,8 +53,9 @@ class NotifyOutcome:
         if self.sent:
             parts.append(f"{len(self.sent)} delivered")
         if self.failed:
-            parts.append(f"{len(self.failed)} failed after retries ({', '.join(self.failed)}; "
-                         "see the operations sheet)")
+            parts.append(
+                f"{len(self.failed)} failed after retries ({', '.join(self.failed)}; see the operations sheet)"
+            )
         if self.written:
             parts.append(f"{len(self.written)} written to the outbox")
         if self.note:
@@ -66,13 +68,24 @@ def _scrubber(cfg: NotifyConfig) -> Scrubber:
     return Scrubber(cfg.secrets() + ([key] if key else []))
 
 
-def _delivery_row(as_of: date, message: Message, destination: str, service: str,
-                  result: Delivery, resend: bool) -> dict[str, Any]:
-    return {"delivery_id": f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}",
-            "as_of_date": as_of, "delivered_at": store.utc_now(), "message_kind": message.kind,
-            "message_key": message.key, "level": message.level, "alert_kind": message.alert_kind,
-            "destination": destination, "service": service, "outcome": result.outcome,
-            "attempts": result.attempts, "error": result.error, "resend": resend}
+def _delivery_row(
+    as_of: date, message: Message, destination: str, service: str, result: Delivery, resend: bool
+) -> dict[str, Any]:
+    return {
+        "delivery_id": f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}",
+        "as_of_date": as_of,
+        "delivered_at": store.utc_now(),
+        "message_kind": message.kind,
+        "message_key": message.key,
+        "level": message.level,
+        "alert_kind": message.alert_kind,
+        "destination": destination,
+        "service": service,
+        "outcome": result.outcome,
+        "attempts": result.attempts,
+        "error": result.error,
+        "resend": resend,
+    }
 
 
 def _messages(con, settings: Settings, as_of: date, cfg: NotifyConfig, run_failed: bool) -> list[Message]:
@@ -90,8 +103,15 @@ def _messages(con, settings: Settings, as_of: date, cfg: NotifyConfig, run_faile
     return out
 
 
-def notify_day(settings: Settings, as_of: date, *, run_error: str | None = None, resend: bool = False,
-               outbox: Path | None = None, env: dict[str, str] | None = None) -> NotifyOutcome:
+def notify_day(
+    settings: Settings,
+    as_of: date,
+    *,
+    run_error: str | None = None,
+    resend: bool = False,
+    outbox: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> NotifyOutcome:
     """Alerts + deliveries for one day. `outbox` (the demo) stands in when nothing is configured."""
     outcome = NotifyOutcome(as_of)
     try:
@@ -105,8 +125,15 @@ def notify_day(settings: Settings, as_of: date, *, run_error: str | None = None,
     return outcome
 
 
-def _notify_day(settings: Settings, as_of: date, cfg: NotifyConfig, outcome: NotifyOutcome,
-                run_error: str | None, resend: bool, outbox: Path | None) -> None:
+def _notify_day(
+    settings: Settings,
+    as_of: date,
+    cfg: NotifyConfig,
+    outcome: NotifyOutcome,
+    run_error: str | None,
+    resend: bool,
+    outbox: Path | None,
+) -> None:
     scrub = _scrubber(cfg)
     path = Path(settings.duckdb_path)
     if not path.is_file():
@@ -122,8 +149,12 @@ def _notify_day(settings: Settings, as_of: date, cfg: NotifyConfig, outcome: Not
 
     targets: list[tuple[Destination | None, Message]] = []
     if cfg.destinations:
-        targets = [(d, m) for m in messages for d in cfg.destinations
-                   if d.route.wants(m.kind, m.level) and (m.key, d.name) not in done]
+        targets = [
+            (d, m)
+            for m in messages
+            for d in cfg.destinations
+            if d.route.wants(m.kind, m.level) and (m.key, d.name) not in done
+        ]
     elif outbox is not None:
         targets = [(None, m) for m in messages if (m.key, OUTBOX) not in done]
     else:
@@ -136,13 +167,26 @@ def _notify_day(settings: Settings, as_of: date, cfg: NotifyConfig, outcome: Not
             result = write_outbox(outbox, message)  # type: ignore[arg-type]
             name, service = OUTBOX, "file"
         else:
-            result = send(destination, message, attempts=cfg.attempts, wait_s=cfg.retry_wait_seconds,
-                          attach=cfg.attach_report, scrub=scrub)
+            result = send(
+                destination,
+                message,
+                attempts=cfg.attempts,
+                wait_s=cfg.retry_wait_seconds,
+                attach=cfg.attach_report,
+                scrub=scrub,
+            )
             name, service = destination.name, destination.service
         label = f"{name}: {message.key}"
         {"sent": outcome.sent, "written": outcome.written}.get(result.outcome, outcome.failed).append(label)
-        log.info("notify %s %s -> %s (%s, %d attempt(s)) %s", as_of, message.key, name, result.outcome,
-                 result.attempts, result.error or "")
+        log.info(
+            "notify %s %s -> %s (%s, %d attempt(s)) %s",
+            as_of,
+            message.key,
+            name,
+            result.outcome,
+            result.attempts,
+            result.error or "",
+        )
         with duckdb.connect(str(path)) as con:
             store.insert_delivery(con, _delivery_row(as_of, message, name, service, result, resend))
 
@@ -151,7 +195,7 @@ def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[t
     """A test message to every configured destination: (name, ok, scrubbed error) each."""
     cfg = load_notify_config(settings.state_dir, env)
     scrub = _scrubber(cfg)
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     results = []
     path = Path(settings.duckdb_path)
     for destination in cfg.destinations:
@@ -162,8 +206,10 @@ def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[t
             try:
                 with duckdb.connect(str(path)) as con:
                     store.ensure_schema(con)
-                    store.insert_delivery(con, _delivery_row(today_in_seoul(), message, destination.name,
-                                                             destination.service, result, False))
+                    store.insert_delivery(
+                        con,
+                        _delivery_row(today_in_seoul(), message, destination.name, destination.service, result, False),
+                    )
             except duckdb.Error:
                 log.warning("notify test: the delivery of %s could not be recorded", destination.name)
     return results

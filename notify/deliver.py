@@ -6,6 +6,7 @@ every other service gets the plain text only. Apprise's own log lines are captur
 our log, where they could quote a URL) and only a scrubbed summary is kept as the error.
 The demo's outbox writes the same message to files instead, to show where it would have gone.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ MAX_ERROR_CHARS = 300
 
 @dataclass(frozen=True)
 class Delivery:
-    outcome: str          # sent | failed | written
+    outcome: str  # sent | failed | written
     attempts: int
     error: str | None = None
 
@@ -59,8 +60,9 @@ def _last_lines(captured: str) -> str:
     return " | ".join(lines[-3:])
 
 
-def send(destination: Destination, message: Message, *, attempts: int, wait_s: float,
-         attach: bool, scrub: Scrubber) -> Delivery:
+def send(
+    destination: Destination, message: Message, *, attempts: int, wait_s: float, attach: bool, scrub: Scrubber
+) -> Delivery:
     """Try up to `attempts` times; the error kept is the last one, scrubbed and cut short."""
     error = ""
     for attempt in range(1, attempts + 1):
@@ -86,10 +88,21 @@ def write_outbox(outbox: Path, message: Message) -> Delivery:
         stem = outbox / _slug(message.key)
         stem.with_suffix(".txt").write_text(message.text + "\n", encoding="utf-8")
         stem.with_suffix(".html").write_text(message.html + "\n", encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(
-            {"version": "1.0", "title": message.title, "message": message.text,
-             "type": message.notify_type, "attachments": [p.name for p in message.attachments]},
-            ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        stem.with_suffix(".json").write_text(
+            json.dumps(
+                {
+                    "version": "1.0",
+                    "title": message.title,
+                    "message": message.text,
+                    "type": message.notify_type,
+                    "attachments": [p.name for p in message.attachments],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     except OSError as exc:
         return Delivery("failed", 1, f"the outbox could not be written ({type(exc).__name__})")
     return Delivery("written", 1)

@@ -5,6 +5,7 @@ path or query tokens that services such as Slack or Teams put in the URL itself.
 messages may quote a URL in another form (privacy-masked, re-encoded), so on top of removing
 the known parts every `scheme://...` run in a text is replaced as well.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,24 @@ MASK = "***"
 _ANY_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://\S+")
 _SPLIT = re.compile(r"[:/@?&=#,;+\s]+")
 #: parts of a URL too common to be secrets (hiding them would make errors unreadable)
-_HARMLESS = {"mailto", "mailtos", "json", "jsons", "http", "https", "insecure", "starttls",
-             "ssl", "localhost", "127.0.0.1", "mode", "smtp", "port", "from", "to"}
+_HARMLESS = {
+    "mailto",
+    "mailtos",
+    "json",
+    "jsons",
+    "http",
+    "https",
+    "insecure",
+    "starttls",
+    "ssl",
+    "localhost",
+    "127.0.0.1",
+    "mode",
+    "smtp",
+    "port",
+    "from",
+    "to",
+}
 MIN_SECRET_PART = 6
 
 

@@ -8,10 +8,11 @@
 - `notify.deliveries`: one row per try-out of one message to one destination: the destination
   NAME (never its URL), the outcome, the number of attempts and a scrubbed error.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import duckdb
@@ -53,15 +54,26 @@ DDL = [
     )""",
 ]
 
-ALERT_COLUMNS = ("alert_id", "as_of_date", "raised_at", "level", "kind", "condition_name",
-                 "title", "body")
-DELIVERY_COLUMNS = ("delivery_id", "as_of_date", "delivered_at", "message_kind", "message_key",
-                    "level", "alert_kind", "destination", "service", "outcome", "attempts",
-                    "error", "resend")
+ALERT_COLUMNS = ("alert_id", "as_of_date", "raised_at", "level", "kind", "condition_name", "title", "body")
+DELIVERY_COLUMNS = (
+    "delivery_id",
+    "as_of_date",
+    "delivered_at",
+    "message_kind",
+    "message_key",
+    "level",
+    "alert_kind",
+    "destination",
+    "service",
+    "outcome",
+    "attempts",
+    "error",
+    "resend",
+)
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -75,16 +87,16 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def insert(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
-           record: Mapping[str, Any]) -> None:
-    con.execute(f"insert into {SCHEMA}.{table} ({', '.join(columns)}) "
-                f"values ({', '.join('?' for _ in columns)})", [record.get(c) for c in columns])
+def insert(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], record: Mapping[str, Any]) -> None:
+    con.execute(
+        f"insert into {SCHEMA}.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})",
+        [record.get(c) for c in columns],
+    )
 
 
 def insert_alert(con, alert: Mapping[str, Any]) -> bool:
     """Insert unless an alert with that id exists; True when it is new."""
-    found = con.execute(f"select count(*) from {SCHEMA}.alerts where alert_id = ?",
-                        [alert["alert_id"]]).fetchone()
+    found = con.execute(f"select count(*) from {SCHEMA}.alerts where alert_id = ?", [alert["alert_id"]]).fetchone()
     if found and found[0]:
         return False
     insert(con, "alerts", ALERT_COLUMNS, alert)
@@ -104,22 +116,30 @@ def set_condition_state(con, name: str, state: str, as_of: date, *, changed: boo
     current = condition_state(con, name)
     now = utc_now()
     if current is None:
-        con.execute(f"insert into {SCHEMA}.alert_state values (?, ?, ?, ?, ?)",
-                    [name, state, as_of, as_of, now])
+        con.execute(f"insert into {SCHEMA}.alert_state values (?, ?, ?, ?, ?)", [name, state, as_of, as_of, now])
     else:
-        con.execute(f"""update {SCHEMA}.alert_state
+        con.execute(
+            f"""update {SCHEMA}.alert_state
                         set state = ?, since_date = case when ? then ? else since_date end,
                             last_evaluated_date = greatest(last_evaluated_date, ?), updated_at = ?
-                        where condition_name = ?""", [state, changed, as_of, as_of, now, name])
+                        where condition_name = ?""",
+            [state, changed, as_of, as_of, now, name],
+        )
 
 
 def alerts_for_day(con, as_of: date) -> list[dict[str, Any]]:
-    return rows(con, f"select * from {SCHEMA}.alerts where as_of_date = ? order by raised_at, alert_id",
-                [as_of])
+    return rows(con, f"select * from {SCHEMA}.alerts where as_of_date = ? order by raised_at, alert_id", [as_of])
 
 
 def sent_keys(con, as_of: date) -> set[tuple[str, str]]:
     """(message_key, destination) pairs already delivered (or written) for the day."""
-    return {(r["message_key"], r["destination"]) for r in rows(con, f"""
+    return {
+        (r["message_key"], r["destination"])
+        for r in rows(
+            con,
+            f"""
         select message_key, destination from {SCHEMA}.deliveries
-        where as_of_date = ? and outcome in ('sent', 'written')""", [as_of])}
+        where as_of_date = ? and outcome in ('sent', 'written')""",
+            [as_of],
+        )
+    }

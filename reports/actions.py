@@ -5,6 +5,7 @@ CRITICAL and HIGH events and every watchlist event of an accepted day, ordered b
 marts alone: a withdrawal says the registration left the list, a change quotes before → after
 per field. Shared by the delivered messages (`notify/`) and, later, the report.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,8 +26,14 @@ WHAT_HAPPENED = {
     "REINSTATED": "재등록(목록에 다시 나타남)",
 }
 CHANGE_VERB = {
-    "added": "추가", "removed": "삭제", "replaced": "변경", "assigned": "부여",
-    "renumbered": "변경", "modified": "변경", "cosmetic": "표기 변경", "reordered": "순서 변경",
+    "added": "추가",
+    "removed": "삭제",
+    "replaced": "변경",
+    "assigned": "부여",
+    "renumbered": "변경",
+    "modified": "변경",
+    "cosmetic": "표기 변경",
+    "reordered": "순서 변경",
 }
 ENTRY_SEPARATOR = " / "  # entries themselves hold commas ("Co., Ltd.")
 
@@ -40,24 +47,29 @@ class Action:
     permit_no: str | None
     ingredient_name: str | None
     applicant: str | None
-    what: str                      # Korean, one line: what happened
+    what: str  # Korean, one line: what happened
 
     @property
     def line(self) -> str:
         """`[긴급·관심] 성분 · 신청인 · 등록번호 — 등록 취하(목록에서 사라짐)`"""
         tag = SEVERITY_LABEL.get(self.severity, self.severity) + ("·관심" if self.on_watchlist else "")
-        who = " · ".join(v for v in (self.ingredient_name, self.applicant,
-                                     self.permit_no or "(등록번호 없음)") if v)
+        who = " · ".join(v for v in (self.ingredient_name, self.applicant, self.permit_no or "(등록번호 없음)") if v)
         return f"[{tag}] {who} — {self.what}"
 
 
 def _short(value: Any) -> str:
     text = " ".join(str(value).split()) if value not in (None, "") else "(없음)"
-    return text if len(text) <= MAX_VALUE_CHARS else text[:MAX_VALUE_CHARS - 1] + "…"
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
 
-def describe_change(field_name: str, detail: str | None, before: Any, after: Any,
-                    removed: list[str] | None = None, added: list[str] | None = None) -> str:
+def describe_change(
+    field_name: str,
+    detail: str | None,
+    before: Any,
+    after: Any,
+    removed: list[str] | None = None,
+    added: list[str] | None = None,
+) -> str:
     """'제조소명 변경: A → B' (the values are quoted as they are, never computed). For a list
     field the entries SQL found removed/added are named in full instead of the whole values:
     '제조소명 삭제: Devika Active Pharma Sciences Ltd'."""
@@ -68,8 +80,7 @@ def describe_change(field_name: str, detail: str | None, before: Any, after: Any
     if removed and added:
         if len(removed) == 1 and len(added) == 1:
             return f"{name} 변경: {removed[0]} → {added[0]}"
-        return (f"{name} 변경 — 삭제: {ENTRY_SEPARATOR.join(removed)}; "
-                f"추가: {ENTRY_SEPARATOR.join(added)}")
+        return f"{name} 변경 — 삭제: {ENTRY_SEPARATOR.join(removed)}; 추가: {ENTRY_SEPARATOR.join(added)}"
     if removed:
         return f"{name} 삭제: {ENTRY_SEPARATOR.join(removed)}"
     if added:
@@ -86,28 +97,42 @@ def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[
 
 def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
     """The action list of `as_of`; empty when the day's load was not accepted (nothing published)."""
-    verdict = con.execute(f"select verdict from {MARTS}.dmf_daily_summary where as_of_date = ?",
-                          [as_of]).fetchone()
+    verdict = con.execute(f"select verdict from {MARTS}.dmf_daily_summary where as_of_date = ?", [as_of]).fetchone()
     if not verdict or verdict[0] != "accepted":
         return []
-    events = _fetch(con, f"""
+    events = _fetch(
+        con,
+        f"""
         select dmf_key, permit_no, event_type, severity, on_watchlist, ingredient_name, applicant
         from {MARTS}.dmf_events
         where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
         order by severity_rank, rule_priority, ingredient_name nulls last, dmf_key
-    """, [as_of])
-    changes = _fetch(con, f"""
+    """,
+        [as_of],
+    )
+    changes = _fetch(
+        con,
+        f"""
         select dmf_key, field_name, change_detail, before_value, after_value, removed_entries,
                added_entries
         from {MARTS}.dmf_event_field_changes
         where as_of_date = ?
         order by dmf_key, severity_rank, field_name
-    """, [as_of])
+    """,
+        [as_of],
+    )
     by_key: dict[str, list[str]] = {}
     for change in changes:
-        by_key.setdefault(change["dmf_key"], []).append(describe_change(
-            change["field_name"], change["change_detail"], change["before_value"], change["after_value"],
-            change["removed_entries"], change["added_entries"]))
+        by_key.setdefault(change["dmf_key"], []).append(
+            describe_change(
+                change["field_name"],
+                change["change_detail"],
+                change["before_value"],
+                change["after_value"],
+                change["removed_entries"],
+                change["added_entries"],
+            )
+        )
     out = []
     for event in events:
         kind = event["event_type"]
@@ -115,6 +140,16 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
             what = "; ".join(by_key.get(event["dmf_key"], [])) or "변경"
         else:
             what = WHAT_HAPPENED.get(kind, EVENT_LABEL.get(kind, kind))
-        out.append(Action(event["severity"], kind, bool(event["on_watchlist"]), event["dmf_key"],
-                          event["permit_no"], event["ingredient_name"], event["applicant"], what))
+        out.append(
+            Action(
+                event["severity"],
+                kind,
+                bool(event["on_watchlist"]),
+                event["dmf_key"],
+                event["permit_no"],
+                event["ingredient_name"],
+                event["applicant"],
+                what,
+            )
+        )
     return out

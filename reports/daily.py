@@ -4,6 +4,7 @@
 tables) and writes `dmf_daily_YYYYMMDD.xlsx`. It never calls the API or `agy`, so any past day
 can be re-rendered, and the same warehouse gives the same bytes.
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -20,24 +21,24 @@ from reports.actions import Action, day_actions, describe_change
 from reports.drift_block import DRIFT_NO_GATE, drift_record, drift_rows
 from reports.history import Timeline, timeline
 from reports.layout import (
+    ALERT_KIND_LABEL,
+    ALERT_LEVEL_LABEL,
     CHANGE_KIND_LABEL,
     EVENT_LABEL,
     FIELD_LABEL,
-    SEVERITY_LABEL,
-    ALERT_KIND_LABEL,
-    ALERT_LEVEL_LABEL,
     MESSAGE_KIND_LABEL,
     OUTCOME_LABEL,
+    SEVERITY_LABEL,
     SIGNAL_LABEL,
     YES_NO,
     Col,
     Formats,
     ai_reader_badge,
-    load_reason_ko,
     back_link,
     context_text,
     field_list_label,
     label,
+    load_reason_ko,
     merged_text,
     one_page,
     plain_markdown,
@@ -63,14 +64,15 @@ OPERATIONS = "운영"
 PROPOSALS = "AI제안"
 HISTORY = "이력"  # the timelines of the day's watchlist registrations
 TREND_DATA = "추세데이터"  # hidden: the series behind the dashboard sparklines and chart
-SHEETS = (DASHBOARD, ACTIONS, NEW, CHANGED, WITHDRAWN, WATCHLIST, HISTORY, SIGNALS, OPERATIONS,
-          PROPOSALS, TREND_DATA)
+SHEETS = (DASHBOARD, ACTIONS, NEW, CHANGED, WITHDRAWN, WATCHLIST, HISTORY, SIGNALS, OPERATIONS, PROPOSALS, TREND_DATA)
 
 AI_COMMENT_HEADER = "AI 코멘트 (AI 생성·참고용)"
 
 #: What to check when a gate gives no guidance of its own (the catalog's what_to_check_ko).
-DEFAULT_GUIDANCE = ("운영 시트의 적재 지표(요청·재시도·페이지)를 확인하세요. 오늘이면 원인 해소 후 dmf run 으로 "
-                    "다시 적재하고, 지난 날짜는 다음 정상 적재가 마지막 반영 적재와 비교됩니다.")
+DEFAULT_GUIDANCE = (
+    "운영 시트의 적재 지표(요청·재시도·페이지)를 확인하세요. 오늘이면 원인 해소 후 dmf run 으로 "
+    "다시 적재하고, 지난 날짜는 다음 정상 적재가 마지막 반영 적재와 비교됩니다."
+)
 
 
 def report_path(reports_dir: Path, as_of: date) -> Path:
@@ -88,6 +90,7 @@ def render_daily(settings: Settings, as_of: date) -> Path:
 
 
 # --- data -------------------------------------------------------------------------------------
+
 
 def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
     """Every SELECT the report needs, run before any cell is written."""
@@ -121,8 +124,7 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
     # A rejected load publishes nothing: its events are not read even if some exist.
     # A registration back after a withdrawal is reported beside the new ones: both are
     # registrations present today that were not yesterday.
-    data["new"] = (q.events(con, tables, as_of, "NEW") + q.events(con, tables, as_of, "REINSTATED")
-                   if publishes else [])
+    data["new"] = q.events(con, tables, as_of, "NEW") + q.events(con, tables, as_of, "REINSTATED") if publishes else []
     data["withdrawn"] = q.events(con, tables, as_of, "WITHDRAWN") if publishes else []
     data["changes"] = q.field_changes(con, tables, as_of) if publishes else []
     data["watch"] = q.watchlist_events(con, tables, as_of) if publishes else []
@@ -135,6 +137,7 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
 
 # --- sheets -----------------------------------------------------------------------------------
 
+
 def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
     f = Formats(wb)
     sheets = {name: wb.add_worksheet(name) for name in SHEETS}
@@ -145,8 +148,9 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
     one_page(sheets[DASHBOARD])
     _dashboard(sheets[DASHBOARD], f, wb, as_of, data)
     _actions_sheet(sheets[ACTIONS], f, data)
-    _event_sheet(sheets[NEW], f, "신규 등록 (NEW) · 재등장 (REINSTATED: 취하됐다가 다시 나타난 등록)",
-                 data["new"], data)
+    _event_sheet(
+        sheets[NEW], f, "신규 등록 (NEW) · 재등장 (REINSTATED: 취하됐다가 다시 나타난 등록)", data["new"], data
+    )
     _changed_sheet(sheets[CHANGED], f, data["changes"], data)
     _event_sheet(sheets[WITHDRAWN], f, "등록 취하 (WITHDRAWN) — 목록에서 사라진 등록", data["withdrawn"], data)
     timeline_rows = _history_sheet(sheets[HISTORY], f, data)
@@ -198,8 +202,13 @@ def _with_labels(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row["field_label"] = label(FIELD_LABEL, row.get("field_name"))
         if row.get("field_name"):
             row["change_text"] = describe_change(
-                row["field_name"], row.get("change_detail"), row.get("before_value"),
-                row.get("after_value"), row.get("removed_entries"), row.get("added_entries"))
+                row["field_name"],
+                row.get("change_detail"),
+                row.get("before_value"),
+                row.get("after_value"),
+                row.get("removed_entries"),
+                row.get("added_entries"),
+            )
             row["change_code"] = f"{row['field_name']}/{row.get('change_detail') or '-'}"
         out.append(row)
     return out
@@ -230,8 +239,11 @@ CHANGED_COLS = [
 
 def _changed_sheet(ws: Worksheet, f: Formats, rows: list[dict], data: dict) -> None:
     top = write_sheet_title(
-        ws, f, "등록 변경 (CHANGED) — 변경된 항목마다 한 행",
-        _status_note(data) or "같은 등록의 여러 항목이 바뀌면 항목 수만큼 행이 있습니다.")
+        ws,
+        f,
+        "등록 변경 (CHANGED) — 변경된 항목마다 한 행",
+        _status_note(data) or "같은 등록의 여러 항목이 바뀌면 항목 수만큼 행이 있습니다.",
+    )
     back_link(ws, f, 3, DASHBOARD)
     write_table(ws, f, top, CHANGED_COLS, _with_labels(rows), source="marts.dmf_event_field_changes")
 
@@ -264,8 +276,13 @@ def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict, timeline_rows: dict[
     history_col = len(WATCH_COLS) - 1
     for i, row in enumerate(data["watch"]):
         if row["dmf_key"] in timeline_rows:
-            ws.write_url(top + 1 + i, history_col, f"internal:'{HISTORY}'!A{timeline_rows[row['dmf_key']] + 1}",
-                         f.link, string="이력 보기 →")
+            ws.write_url(
+                top + 1 + i,
+                history_col,
+                f"internal:'{HISTORY}'!A{timeline_rows[row['dmf_key']] + 1}",
+                f.link,
+                string="이력 보기 →",
+            )
     r += 2
     ws.write_string(r, 0, "오늘 데이터에서 찾지 못한 관심 항목", f.section)
     unmatched = []
@@ -273,8 +290,15 @@ def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict, timeline_rows: dict[
         row = dict(row)
         row["candidates_text"] = _json_list_text(row.get("candidates"))
         unmatched.append(row)
-    write_table(ws, f, r + 1, UNMATCHED_COLS, unmatched, main=False,
-                empty_text="없음 — 모든 관심 항목이 규칙으로 매칭되었습니다")
+    write_table(
+        ws,
+        f,
+        r + 1,
+        UNMATCHED_COLS,
+        unmatched,
+        main=False,
+        empty_text="없음 — 모든 관심 항목이 규칙으로 매칭되었습니다",
+    )
 
 
 HISTORY_COLS = (("날짜", 11), ("구분", 10), ("중요도", 10), ("내용", 90))
@@ -283,10 +307,14 @@ HISTORY_COLS = (("날짜", 11), ("구분", 10), ("중요도", 10), ("내용", 90
 def _history_sheet(ws: Worksheet, f: Formats, data: dict) -> dict[str, int]:
     """One block per watchlist registration of the day: its timeline (the lines `dmf history`
     prints). Returns dmf_key → the block's first row, for the watchlist sheet's links."""
-    top = write_sheet_title(ws, f, "관심목록 등록의 이력 — 처음 확인 이후의 모든 이벤트와 변경",
-                            "dmf history --permit-no <등록번호> 가 같은 이력을 보여 줍니다. 이 날짜까지의 이력입니다.")
+    top = write_sheet_title(
+        ws,
+        f,
+        "관심목록 등록의 이력 — 처음 확인 이후의 모든 이벤트와 변경",
+        "dmf history --permit-no <등록번호> 가 같은 이력을 보여 줍니다. 이 날짜까지의 이력입니다.",
+    )
     back_link(ws, f, 3, DASHBOARD)
-    for c, (caption, width) in enumerate(HISTORY_COLS):
+    for c, (_caption, width) in enumerate(HISTORY_COLS):
         ws.set_column(c, c, width)
     rows: dict[str, int] = {}
     r = top
@@ -296,8 +324,9 @@ def _history_sheet(ws: Worksheet, f: Formats, data: dict) -> dict[str, int]:
         return rows
     for item in items:
         rows[item.dmf_key] = r
-        merged_text(ws, r, 0, r, 3, f"{item.title}   ({'현재 목록에 있음' if item.current else '목록에 없음'})",
-                    f.section)
+        merged_text(
+            ws, r, 0, r, 3, f"{item.title}   ({'현재 목록에 있음' if item.current else '목록에 없음'})", f.section
+        )
         ws.set_row(r, 21)
         r += 1
         for c, (caption, _) in enumerate(HISTORY_COLS):
@@ -319,6 +348,7 @@ def _history_sheet(ws: Worksheet, f: Formats, data: dict) -> dict[str, int]:
 
 def _json_list_text(value: str | None) -> str | None:
     import json
+
     if not value:
         return None
     try:
@@ -373,16 +403,19 @@ def _signal_rows(rows: list[dict]) -> list[dict]:
 
 
 def _signals_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
-    top = write_sheet_title(ws, f, "무결성 신호 — 게이트(적재 거부)와 경고",
-                            "발생한 신호가 위에 옵니다. 판정은 SQL(dbt)이 하며 AI 가설은 참고용입니다.")
+    top = write_sheet_title(
+        ws,
+        f,
+        "무결성 신호 — 게이트(적재 거부)와 경고",
+        "발생한 신호가 위에 옵니다. 판정은 SQL(dbt)이 하며 AI 가설은 참고용입니다.",
+    )
     back_link(ws, f, 3, DASHBOARD)
     rows = _signal_rows(data["signals"])
     write_table(ws, f, top, SIGNAL_COLS, rows)
     severity_col = [c.key for c in SIGNAL_COLS].index("severity")
     for i, row in enumerate(rows):
         if not row.get("fired"):  # a quiet signal is not painted in its alarm colour
-            write_value(ws, top + 1 + i, severity_col, label(SEVERITY_LABEL, row.get("severity")),
-                        "text", f, f.muted)
+            write_value(ws, top + 1 + i, severity_col, label(SEVERITY_LABEL, row.get("severity")), "text", f, f.muted)
 
 
 LOAD_COLS = [
@@ -430,22 +463,35 @@ def _load_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-def write_operations(ws: Worksheet, f: Formats, title: str, loads: list[dict],
-                     calls: list[dict], totals: dict, ai_tables: bool,
-                     dashboard: str = DASHBOARD) -> int:
+def write_operations(
+    ws: Worksheet,
+    f: Formats,
+    title: str,
+    loads: list[dict],
+    calls: list[dict],
+    totals: dict,
+    ai_tables: bool,
+    dashboard: str = DASHBOARD,
+) -> int:
     """Load metrics and AI usage; shared with the weekly report (whose dashboard sheet has
     another name, hence `dashboard`). Returns the next free row."""
-    top = write_sheet_title(ws, f, title, "적재 지표는 marts.dmf_loads, AI 사용량은 enrichment.agy_calls 에서 읽습니다.")
+    top = write_sheet_title(
+        ws, f, title, "적재 지표는 marts.dmf_loads, AI 사용량은 enrichment.agy_calls 에서 읽습니다."
+    )
     back_link(ws, f, 4, dashboard)
     r = write_table(ws, f, top, LOAD_COLS, _load_rows(loads))
     r += 2
     ws.write_string(r, 0, "AI(agy) 호출과 토큰", f.section)
     r += 1
     total_cols = [
-        Col("호출 수", "calls", "int"), Col("실패", "failed_calls", "int"),
-        Col("입력 토큰", "input_tokens", "int"), Col("출력 토큰", "output_tokens", "int"),
-        Col("캐시 토큰", "cached_tokens", "int"), Col("사고 토큰", "thinking_tokens", "int"),
-        Col("총 토큰", "total_tokens", "int"), Col("소요(초)", "duration_s", "float"),
+        Col("호출 수", "calls", "int"),
+        Col("실패", "failed_calls", "int"),
+        Col("입력 토큰", "input_tokens", "int"),
+        Col("출력 토큰", "output_tokens", "int"),
+        Col("캐시 토큰", "cached_tokens", "int"),
+        Col("사고 토큰", "thinking_tokens", "int"),
+        Col("총 토큰", "total_tokens", "int"),
+        Col("소요(초)", "duration_s", "float"),
     ]
     r = write_table(ws, f, r, total_cols, [totals], main=False)
     if not ai_tables:
@@ -488,19 +534,44 @@ def _labelled(rows: list[dict], **labels: dict[str, str]) -> list[dict]:
 
 
 def _operations_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
-    r = write_operations(ws, f, "운영 — 최근 30일 적재와 오늘의 AI 사용량", data["loads"],
-                         data["ai_calls"], data["ai_totals"], data["tables"].agy_calls)
+    r = write_operations(
+        ws,
+        f,
+        "운영 — 최근 30일 적재와 오늘의 AI 사용량",
+        data["loads"],
+        data["ai_calls"],
+        data["ai_totals"],
+        data["tables"].agy_calls,
+    )
     r += 2
     ws.write_string(r, 0, "알림 (최근 30일, 상태가 바뀔 때만 발생)", f.section)
-    r = write_table(ws, f, r + 1, ALERT_COLS,
-                    _labelled(data["alerts"], level=ALERT_LEVEL_LABEL, kind=ALERT_KIND_LABEL),
-                    main=False, empty_text="알림 없음")
+    r = write_table(
+        ws,
+        f,
+        r + 1,
+        ALERT_COLS,
+        _labelled(data["alerts"], level=ALERT_LEVEL_LABEL, kind=ALERT_KIND_LABEL),
+        main=False,
+        empty_text="알림 없음",
+    )
     r += 2
     ws.write_string(r, 0, "메시지 전달 (대상은 이름만 표시, URL 은 기록하지 않음)", f.section)
-    deliveries = _labelled(data["deliveries"], level=ALERT_LEVEL_LABEL,
-                           message_kind=MESSAGE_KIND_LABEL, outcome=OUTCOME_LABEL, what=ALERT_KIND_LABEL)
-    write_table(ws, f, r + 1, DELIVERY_COLS, deliveries, main=False,
-                empty_text="전달 기록 없음 (설정된 대상이 없으면 보내지 않습니다: DMF_NOTIFY_URLS, notify/notify.toml)")
+    deliveries = _labelled(
+        data["deliveries"],
+        level=ALERT_LEVEL_LABEL,
+        message_kind=MESSAGE_KIND_LABEL,
+        outcome=OUTCOME_LABEL,
+        what=ALERT_KIND_LABEL,
+    )
+    write_table(
+        ws,
+        f,
+        r + 1,
+        DELIVERY_COLS,
+        deliveries,
+        main=False,
+        empty_text="전달 기록 없음 (설정된 대상이 없으면 보내지 않습니다: DMF_NOTIFY_URLS, notify/notify.toml)",
+    )
 
 
 PROPOSAL_COLS = [
@@ -520,8 +591,11 @@ PROPOSAL_COLS = [
 
 def write_proposals(ws: Worksheet, f: Formats, rows: list[dict]) -> None:
     top = write_sheet_title(
-        ws, f, "대기 중인 AI 제안 — 사람이 승인하기 전에는 아무것도 적용되지 않습니다",
-        "승인/거절: dmf proposals accept|reject <제안 ID>. 승인 후 별칭 시드를 직접 수정하세요.")
+        ws,
+        f,
+        "대기 중인 AI 제안 — 사람이 승인하기 전에는 아무것도 적용되지 않습니다",
+        "승인/거절: dmf proposals accept|reject <제안 ID>. 승인 후 별칭 시드를 직접 수정하세요.",
+    )
     back_link(ws, f, 4, DASHBOARD)
     out = []
     for row in rows:
@@ -578,8 +652,12 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
     ws.set_column(4, 7, 16)
     ws.write_string(0, 0, f"DMF 일일 리포트  {as_of:%Y-%m-%d}", f.title)
     ws.set_row(0, 26)
-    ws.write_string(1, 0, "식약처 원료의약품 등록(DMF) 목록의 전일 대비 변동. 모든 숫자는 "
-                          "데이터 웨어하우스의 SQL 집계입니다.", f.subtitle)
+    ws.write_string(
+        1,
+        0,
+        "식약처 원료의약품 등록(DMF) 목록의 전일 대비 변동. 모든 숫자는 데이터 웨어하우스의 SQL 집계입니다.",
+        f.subtitle,
+    )
 
     r = 3
     ws.write_string(r, 0, "적재 상태", f.section)
@@ -620,10 +698,16 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
 
     r += 1
     if load is None:
-        merged_text(ws, r, 0, r + 1, 7,
-                    f"이 날짜({as_of:%Y-%m-%d})의 적재 기록이 없습니다. 실시간 API 는 오늘 목록만 주므로 "
-                    "지난 날짜는 그날의 덤프가 있을 때만 dmf backfill 로 가져올 수 있습니다(오늘이면 dmf run).",
-                    f.bad)
+        merged_text(
+            ws,
+            r,
+            0,
+            r + 1,
+            7,
+            f"이 날짜({as_of:%Y-%m-%d})의 적재 기록이 없습니다. 실시간 API 는 오늘 목록만 주므로 "
+            "지난 날짜는 그날의 덤프가 있을 때만 dmf backfill 로 가져올 수 있습니다(오늘이면 dmf run).",
+            f.bad,
+        )
         r += 3
     elif verdict == "rejected":
         r = _rejected_block(ws, f, r, data)
@@ -631,11 +715,18 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
         r = _accepted_by_person_block(ws, f, r, load)
     if load is not None and verdict != "rejected" and data["is_baseline"]:
         registry = (summary or {}).get("registry_count")
-        merged_text(ws, r, 0, r + 1, 7,
-                    "기준선 설정 — 첫 정상 적재의 등록 현황"
-                    + (f" {registry:,}건" if isinstance(registry, int) else "")
-                    + "을 비교 기준으로 삼았습니다. 비교할 이전 적재가 없어 오늘은 이벤트가 없고, "
-                      "다음 정상 적재부터 신규·변경·취하가 보고됩니다.", f.info_banner)
+        merged_text(
+            ws,
+            r,
+            0,
+            r + 1,
+            7,
+            "기준선 설정 — 첫 정상 적재의 등록 현황"
+            + (f" {registry:,}건" if isinstance(registry, int) else "")
+            + "을 비교 기준으로 삼았습니다. 비교할 이전 적재가 없어 오늘은 이벤트가 없고, "
+            "다음 정상 적재부터 신규·변경·취하가 보고됩니다.",
+            f.info_banner,
+        )
         ws.set_row(r, 22)
         ws.set_row(r + 1, 22)
         r += 3
@@ -657,14 +748,18 @@ def _dashboard(ws: Worksheet, f: Formats, wb: Workbook, as_of: date, data: dict)
             ws.write_string(r, 1, "미발행", f.big_int)  # a rejected load publishes no events
         else:
             write_value(ws, r, 1, (summary or {}).get(key), "int", f, f.big_int)
-        ws.add_sparkline(r, 2, {
-            "range": f"'{TREND_DATA}'!{_col(1)}{trend_rows[key] + 1}:{_col(last_col)}{trend_rows[key] + 1}",
-            "type": "column",
-            "high_point": True,
-            "series_color": "#1F3864",
-            "high_color": "#C00000",
-            "empty_cells": "zero",
-        })
+        ws.add_sparkline(
+            r,
+            2,
+            {
+                "range": f"'{TREND_DATA}'!{_col(1)}{trend_rows[key] + 1}:{_col(last_col)}{trend_rows[key] + 1}",
+                "type": "column",
+                "high_point": True,
+                "series_color": "#1F3864",
+                "high_color": "#C00000",
+                "empty_cells": "zero",
+            },
+        )
         ws.write_url(r, 3, f"internal:'{target}'!A1", f.link, string=f"{target} 시트 →")
         ws.set_row(r, 22)
         r += 1
@@ -717,8 +812,7 @@ def _action_tag(action: Action) -> str:
 
 def _action_subject(action: Action) -> str:
     """'암로디핀베실산염 · 20190801-211-J-399 · (주)삼오제약' — who the line is about."""
-    return " · ".join(v for v in (action.ingredient_name, action.permit_no or "(등록번호 없음)",
-                                  action.applicant) if v)
+    return " · ".join(v for v in (action.ingredient_name, action.permit_no or "(등록번호 없음)", action.applicant) if v)
 
 
 def _action_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
@@ -728,12 +822,10 @@ def _action_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     ws.write_string(r, 0, f"오늘 조치할 항목 — 긴급·높음·관심목록 ({len(actions)}건)", f.section)
     r += 1
     if data["verdict"] != "accepted":
-        merged_text(ws, r, 0, r, 7, "오늘은 이벤트를 발행하지 않아 조치할 항목이 없습니다(위 적재 상태 참고).",
-                    f.badge)
+        merged_text(ws, r, 0, r, 7, "오늘은 이벤트를 발행하지 않아 조치할 항목이 없습니다(위 적재 상태 참고).", f.badge)
         return r + 2
     if not actions:
-        merged_text(ws, r, 0, r, 7, "조치할 항목 없음 — 긴급·높음 이벤트와 관심목록 해당 이벤트가 없습니다.",
-                    f.ok)
+        merged_text(ws, r, 0, r, 7, "조치할 항목 없음 — 긴급·높음 이벤트와 관심목록 해당 이벤트가 없습니다.", f.ok)
         return r + 2
     for action in actions[:DASHBOARD_ACTIONS]:
         ws.write_string(r, 0, _action_tag(action), f.severity.get(action.severity, f.key))
@@ -770,12 +862,25 @@ ACTION_COLS = [
 
 def _actions_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     actions: list[Action] = data["actions"]
-    top = write_sheet_title(ws, f, "오늘 조치할 항목 — 긴급·높음 이벤트와 관심목록 해당 이벤트 전체",
-                            _status_note(data) or "중요도 순. '행 보기'는 신규·변경·취하 시트의 해당 행으로 갑니다.")
+    top = write_sheet_title(
+        ws,
+        f,
+        "오늘 조치할 항목 — 긴급·높음 이벤트와 관심목록 해당 이벤트 전체",
+        _status_note(data) or "중요도 순. '행 보기'는 신규·변경·취하 시트의 해당 행으로 갑니다.",
+    )
     back_link(ws, f, 5, DASHBOARD)
-    rows = [dict(tag=_action_tag(a), ingredient_name=a.ingredient_name,
-                 permit_no=a.permit_no or "(등록번호 없음)", applicant=a.applicant, what=a.what,
-                 event_type=a.event_type, dmf_key=a.dmf_key) for a in actions]
+    rows = [
+        dict(
+            tag=_action_tag(a),
+            ingredient_name=a.ingredient_name,
+            permit_no=a.permit_no or "(등록번호 없음)",
+            applicant=a.applicant,
+            what=a.what,
+            event_type=a.event_type,
+            dmf_key=a.dmf_key,
+        )
+        for a in actions
+    ]
     write_table(ws, f, top, ACTION_COLS, rows, empty_text="조치할 항목 없음")
     for i, action in enumerate(actions):
         row = top + 1 + i
@@ -788,6 +893,7 @@ def _actions_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
 
 def _col(index: int) -> str:
     from xlsxwriter.utility import xl_col_to_name
+
     return xl_col_to_name(index)
 
 
@@ -796,10 +902,14 @@ def decision_text(load: dict) -> str:
     when = load.get("decided_at")
     stamp = f", {when:%Y-%m-%d %H:%M} UTC" if hasattr(when, "strftime") else ""
     if load.get("decision") == "accept":
-        return (f"{load.get('decided_by')} 님이 게이트 발동 후 승인함 (사유: {load.get('decision_reason')}{stamp}). "
-                f"발동한 게이트: {load.get('rejected_gates') or '-'} — 신호는 무결성신호 시트에 그대로 표시됩니다.")
-    return (f"{load.get('decided_by')} 님이 반영을 취소함 (사유: {load.get('decision_reason')}{stamp}). "
-            "다음 적재는 그 이전의 반영 적재와 비교됩니다.")
+        return (
+            f"{load.get('decided_by')} 님이 게이트 발동 후 승인함 (사유: {load.get('decision_reason')}{stamp}). "
+            f"발동한 게이트: {load.get('rejected_gates') or '-'} — 신호는 무결성신호 시트에 그대로 표시됩니다."
+        )
+    return (
+        f"{load.get('decided_by')} 님이 반영을 취소함 (사유: {load.get('decision_reason')}{stamp}). "
+        "다음 적재는 그 이전의 반영 적재와 비교됩니다."
+    )
 
 
 def _accepted_by_person_block(ws: Worksheet, f: Formats, r: int, load: dict) -> int:
@@ -815,8 +925,10 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     if load.get("decision") == "reject":
         text = "적재 거부 — " + decision_text(load) + " 이 날의 이벤트는 발행하지 않습니다."
     else:
-        text = ("적재 거부 — 무결성 게이트가 오늘 적재를 거부했습니다. 이 날의 데이터는 반영되지 않았고 "
-                "이벤트도 발행하지 않았습니다.")
+        text = (
+            "적재 거부 — 무결성 게이트가 오늘 적재를 거부했습니다. 이 날의 데이터는 반영되지 않았고 "
+            "이벤트도 발행하지 않았습니다."
+        )
     if previous:
         text += f" 다음 정상 적재는 마지막 반영 적재({previous:%Y-%m-%d})와 비교됩니다."
     merged_text(ws, r, 0, r + 1, 7, text, f.bad)
@@ -848,8 +960,7 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
         merged_text(ws, r, 0, r, 7, DRIFT_NO_GATE, f.warn)
         return r + 2
     if not gates:
-        merged_text(ws, r, 0, r, 7, "게이트 신호 없음 — 수집 자체가 불완전했습니다. " + DEFAULT_GUIDANCE,
-                    f.warn)
+        merged_text(ws, r, 0, r, 7, "게이트 신호 없음 — 수집 자체가 불완전했습니다. " + DEFAULT_GUIDANCE, f.warn)
         return r + 2
     for gate in gates:
         ws.write_string(r, 0, "게이트", f.key)
@@ -860,11 +971,11 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
         ws.write_string(r, 5, "기준값", f.key)
         write_value(ws, r, 6, gate.get("baseline"), "float2", f, _gate_number_format(f, gate.get("baseline")))
         r += 1
-        for caption, value in (("설명", gate.get("description_ko")
-                                or (SIGNAL_LABEL.get(gate_id) or (None, gate.get("description")))[1]),
-                               ("기준", " · ".join(v for v in (gate.get("baseline_text"),
-                                                            gate.get("window_text")) if v)),
-                               ("확인할 것", gate.get("what_to_check_ko") or DEFAULT_GUIDANCE)):
+        for caption, value in (
+            ("설명", gate.get("description_ko") or (SIGNAL_LABEL.get(gate_id) or (None, gate.get("description")))[1]),
+            ("기준", " · ".join(v for v in (gate.get("baseline_text"), gate.get("window_text")) if v)),
+            ("확인할 것", gate.get("what_to_check_ko") or DEFAULT_GUIDANCE),
+        ):
             ws.write_string(r, 0, caption, f.key)
             merged_text(ws, r, 1, r, 7, value, f.warn if caption == "확인할 것" else f.value)
             ws.set_row(r, 15 * _lines(str(value or ""), 110))
@@ -883,8 +994,7 @@ def _gate_number_format(f: Formats, value: object) -> Format:
 
 def _ai_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     run = data["ai_run"]
-    merged_text(ws, r, 0, r, 7, "AI 브리핑 — AI 생성 문장(참고용). 사실·숫자·판정은 위 표가 기준입니다.",
-                f.ai_title)
+    merged_text(ws, r, 0, r, 7, "AI 브리핑 — AI 생성 문장(참고용). 사실·숫자·판정은 위 표가 기준입니다.", f.ai_title)
     r += 1
     if run and run.get("status") == "OK" and run.get("headline"):
         merged_text(ws, r, 0, r, 7, run.get("headline"), f.ai_head)
@@ -898,8 +1008,9 @@ def _ai_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
             ws.write_string(r, 0, "위험 메모 (AI)", f.ai_label)
             merged_text(ws, r, 1, r + 1, 7, run.get("risk_note"), f.ai_body)
             r += 2
-        ws.write_string(r, 0, "모델: " + (run.get("model") or "-") + "  ·  실행: " + (run.get("run_id") or "-"),
-                        f.subtitle)
+        ws.write_string(
+            r, 0, "모델: " + (run.get("model") or "-") + "  ·  실행: " + (run.get("run_id") or "-"), f.subtitle
+        )
         r += 1
     else:
         badge = ai_reader_badge(run.get("skip_reason") if run else None, run.get("status") if run else None)
@@ -924,24 +1035,24 @@ def _proposal_badge(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     return r + 2
 
 
-def _trend_chart(ws: Worksheet, wb: Workbook, r: int, data: dict, trend_rows: dict[str, int],
-                 last_col: int) -> int:
+def _trend_chart(ws: Worksheet, wb: Workbook, r: int, data: dict, trend_rows: dict[str, int], last_col: int) -> int:
     """A stacked column chart of the last 30 days (visible in viewers without sparklines)."""
     chart = wb.add_chart({"type": "column", "subtype": "stacked"})
     colours = {"new_count": "#2E75B6", "changed_count": "#F4B183", "withdrawn_count": "#C00000"}
     for key, caption, _, _ in TREND_SERIES[:3]:
         row = trend_rows[key]
-        chart.add_series({
-            "name": caption,
-            "categories": [TREND_DATA, 0, 1, 0, last_col],
-            "values": [TREND_DATA, row, 1, row, last_col],
-            "fill": {"color": colours[key]},
-            "gap": 40,
-        })
+        chart.add_series(
+            {
+                "name": caption,
+                "categories": [TREND_DATA, 0, 1, 0, last_col],
+                "values": [TREND_DATA, row, 1, row, last_col],
+                "fill": {"color": colours[key]},
+                "gap": 40,
+            }
+        )
     chart.set_title({"name": "최근 30일 이벤트", "name_font": {"size": 11, "name": "맑은 고딕"}})
     chart.set_x_axis({"date_axis": True, "num_format": "mm-dd", "num_font": {"size": 8}})
-    chart.set_y_axis({"num_font": {"size": 8}, "major_gridlines": {"visible": True,
-                      "line": {"color": "#E0E0E0"}}})
+    chart.set_y_axis({"num_font": {"size": 8}, "major_gridlines": {"visible": True, "line": {"color": "#E0E0E0"}}})
     chart.set_legend({"position": "bottom", "font": {"name": "맑은 고딕", "size": 9}})
     chart.show_hidden_data()
     chart.set_size({"width": 760, "height": 240})

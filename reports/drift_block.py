@@ -5,6 +5,7 @@ Kept apart from `reports.daily` because it reads one more record (the load's `sc
 JSON) and the drift enrichment run; every value is API or AI text, so all of it goes through
 `merged_text` (plain strings, formula leads escaped).
 """
+
 from __future__ import annotations
 
 import json
@@ -15,10 +16,14 @@ from xlsxwriter.worksheet import Worksheet
 from reports.layout import Formats, ai_badge, merged_text
 
 AI_TITLE = "AI 진단 — AI 생성 문장(참고용). 제안은 자동 반영되지 않으며 사람이 확인한 뒤에만 적재기를 고칩니다."
-WHAT_TO_CHECK = ("식약처 Open API 공지에서 항목 이름 변경을 확인하고, pipelines/mfds/settings.py 의 "
-                 "ITEM_SCHEMA 를 고친 뒤 dmf run 으로 다시 적재하세요. 그 전까지 이 날의 데이터는 반영되지 않습니다.")
-DRIFT_NO_GATE = ("게이트 신호 없음 — 적재기가 API 항목 스키마 변경(위의 사라진 필드·새로 나타난 키)을 "
-                 "감지해 적재를 불완전으로 판정했습니다.")
+WHAT_TO_CHECK = (
+    "식약처 Open API 공지에서 항목 이름 변경을 확인하고, pipelines/mfds/settings.py 의 "
+    "ITEM_SCHEMA 를 고친 뒤 dmf run 으로 다시 적재하세요. 그 전까지 이 날의 데이터는 반영되지 않습니다."
+)
+DRIFT_NO_GATE = (
+    "게이트 신호 없음 — 적재기가 API 항목 스키마 변경(위의 사라진 필드·새로 나타난 키)을 "
+    "감지해 적재를 불완전으로 판정했습니다."
+)
 MAX_NAMES = 30
 
 
@@ -57,8 +62,16 @@ def drift_rows(ws: Worksheet, f: Formats, r: int, record: dict[str, Any], run: d
         ws.write_string(r, 0, "AI 진단 (AI)", f.ai_label)
         merged_text(ws, r, 1, r + 2, 7, run.get("summary_md"), f.ai_body)
         r += 3
-        ws.write_string(r, 0, "모델: " + (run.get("model") or "-") + "  ·  실행: " + (run.get("run_id") or "-")
-                        + "  ·  제안 파일: state/proposals/ 의 _uc2b_drift.json", f.subtitle)
+        ws.write_string(
+            r,
+            0,
+            "모델: "
+            + (run.get("model") or "-")
+            + "  ·  실행: "
+            + (run.get("run_id") or "-")
+            + "  ·  제안 파일: state/proposals/ 의 _uc2b_drift.json",
+            f.subtitle,
+        )
         r += 1
     else:
         badge = ai_badge(run.get("skip_reason") if run else None, run.get("status") if run else None)

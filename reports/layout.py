@@ -5,19 +5,20 @@ the column's declared kind (text → `write_string`, date → `write_datetime`, 
 `write_number`), so a registry value can never become a formula or a URL, and a number or a
 date stays a real number or date that RA staff can sort and filter.
 """
+
 from __future__ import annotations
 
 import io
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
 from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import xlsxwriter
@@ -28,6 +29,7 @@ from enrich.badges import badge_for  # the enrich package owns the wording
 from enrich.sanitize import escape_formula_lead
 
 # --- output quarantine ------------------------------------------------------------------------
+
 
 def quarantine(value: object) -> str:
     """Make any value safe to show as text: registry fields are companies' free text and AI
@@ -72,7 +74,7 @@ def truncated_cells() -> int:
     return sum(counter.values()) if counter else 0
 
 
-def write_truncation_note(ws: Worksheet, f: "Formats", row: int = 2) -> None:
+def write_truncation_note(ws: Worksheet, f: Formats, row: int = 2) -> None:
     """'잘린 셀 N' on the operations sheet; written after every other sheet so N is final."""
     n = truncated_cells()
     text = f"잘린 셀 {n:,}"
@@ -107,10 +109,17 @@ READER_NOTE = {
     "no_signals": f"AI 해석 없음 — 발생한 이상 신호가 없습니다. {FACTS_OK}. 조치 불필요",
 }
 #: Reasons where the AI answered badly: the same note, the raw answer is in state/agy_runs.
-for _reason in ("schema_invalid", "invalid_output", "parse_failed", "agy_error", "prompt_guard",
-                "model_not_found", "storage_error", "internal_error"):
-    READER_NOTE[_reason] = (f"AI 요약 없음 — {FACTS_OK}. 담당자: `dmf doctor` 실행, "
-                            "로그(state/logs/dmf.log) 확인")
+for _reason in (
+    "schema_invalid",
+    "invalid_output",
+    "parse_failed",
+    "agy_error",
+    "prompt_guard",
+    "model_not_found",
+    "storage_error",
+    "internal_error",
+):
+    READER_NOTE[_reason] = f"AI 요약 없음 — {FACTS_OK}. 담당자: `dmf doctor` 실행, 로그(state/logs/dmf.log) 확인"
 
 
 def ai_reader_badge(skip_reason: str | None, status: str | None) -> str:
@@ -136,7 +145,11 @@ def ai_badge(skip_reason: str | None, status: str | None) -> str:
 
 EVENT_LABEL = {"NEW": "신규", "REINSTATED": "재등장", "CHANGED": "변경", "WITHDRAWN": "취하"}
 SEVERITY_LABEL = {
-    "CRITICAL": "긴급", "HIGH": "높음", "MEDIUM": "보통", "INFO": "정보", "COSMETIC": "표기",
+    "CRITICAL": "긴급",
+    "HIGH": "높음",
+    "MEDIUM": "보통",
+    "INFO": "정보",
+    "COSMETIC": "표기",
 }
 FIELD_LABEL = {
     "permit_no": "등록번호",
@@ -153,42 +166,78 @@ CHANGE_KIND_LABEL = {"substantive": "실질 변경", "cosmetic": "표기 변경"
 #: Integrity signals in Korean: a short name and what it means / what to check. Thresholds are
 #: not repeated here (they are dbt vars); the sheet shows them from SQL (기준값, 기준 설명).
 SIGNAL_LABEL = {
-    "total_count_drop": ("총건수 급감", "API 총건수가 마지막 반영 적재보다 게이트 비율 아래로 줄었습니다. "
-                         "API 장애나 일부 목록만 온 경우입니다: 식약처 사이트의 건수와 비교하세요."),
+    "total_count_drop": (
+        "총건수 급감",
+        "API 총건수가 마지막 반영 적재보다 게이트 비율 아래로 줄었습니다. "
+        "API 장애나 일부 목록만 온 경우입니다: 식약처 사이트의 건수와 비교하세요.",
+    ),
     "zero_records": ("0건 적재", "적재한 건수가 0건입니다. 서비스 키와 API 상태를 확인하세요."),
-    "all_changed": ("대량 변경", "등록의 너무 많은 비율이 한꺼번에 바뀌었습니다. 원천 형식 변경이나 "
-                    "정규화 오류를 의심하고 몇 건을 직접 비교하세요."),
-    "total_count_spike": ("총건수 급증", "API 총건수가 마지막 반영 적재보다 크게 늘었습니다. 식약처의 일괄 "
-                          "등록이나 중복 여부를 확인하세요."),
-    "event_burst": ("이벤트 폭증", "이벤트 수가 최근 30일 중앙값보다 훨씬 많습니다. 상위 신청인·등록그룹을 "
-                    "보고 일괄 변경인지 확인하세요."),
-    "withdrawn_burst": ("취하 폭증", "취하 건수가 최근 30일 어느 날보다 많습니다. 한 신청인·그룹의 일괄 "
-                        "취하인지 식약처 사이트에서 확인하세요."),
+    "all_changed": (
+        "대량 변경",
+        "등록의 너무 많은 비율이 한꺼번에 바뀌었습니다. 원천 형식 변경이나 "
+        "정규화 오류를 의심하고 몇 건을 직접 비교하세요.",
+    ),
+    "total_count_spike": (
+        "총건수 급증",
+        "API 총건수가 마지막 반영 적재보다 크게 늘었습니다. 식약처의 일괄 등록이나 중복 여부를 확인하세요.",
+    ),
+    "event_burst": (
+        "이벤트 폭증",
+        "이벤트 수가 최근 30일 중앙값보다 훨씬 많습니다. 상위 신청인·등록그룹을 보고 일괄 변경인지 확인하세요.",
+    ),
+    "withdrawn_burst": (
+        "취하 폭증",
+        "취하 건수가 최근 30일 어느 날보다 많습니다. 한 신청인·그룹의 일괄 취하인지 식약처 사이트에서 확인하세요.",
+    ),
     "duplicate_surge": ("중복 급증", "중복된 등록번호가 크게 늘었습니다. 원시 적재에서 중복 번호를 확인하세요."),
-    "field_null_surge": ("빈 값 급증", "어떤 항목의 빈 값 비율이 크게 늘었습니다. API 가 그 항목을 "
-                         "보내지 않는지 확인하세요."),
-    "permit_parse_fail_surge": ("등록번호 해석 실패", "알려진 형식에 맞지 않는 등록번호가 늘었습니다. "
-                                "새 번호 체계면 해석 규칙이 필요합니다."),
-    "date_format_drift": ("날짜 형식 변화", "YYYY-MM-DD 가 아닌 등록일자가 있습니다. API 의 날짜 형식 "
-                          "변경을 확인하세요."),
+    "field_null_surge": (
+        "빈 값 급증",
+        "어떤 항목의 빈 값 비율이 크게 늘었습니다. API 가 그 항목을 보내지 않는지 확인하세요.",
+    ),
+    "permit_parse_fail_surge": (
+        "등록번호 해석 실패",
+        "알려진 형식에 맞지 않는 등록번호가 늘었습니다. 새 번호 체계면 해석 규칙이 필요합니다.",
+    ),
+    "date_format_drift": (
+        "날짜 형식 변화",
+        "YYYY-MM-DD 가 아닌 등록일자가 있습니다. API 의 날짜 형식 변경을 확인하세요.",
+    ),
     "slow_fetch": ("수집 지연", "수집 시간이 최근 30일 중앙값보다 훨씬 깁니다. 데이터 자체의 문제는 아닙니다."),
     "http_retry_surge": ("재시도 급증", "HTTP 재시도가 많았습니다. API 안정성과 일일 요청 한도를 확인하세요."),
-    "identity_ambiguous": ("식별 모호", "어제 기록과 하나로 맞출 수 없는 기록이 있어 추측하지 않고 새 등록으로 "
-                           "처리했습니다. 목록의 대체 키를 확인하세요."),
-    "withdrawn_share": ("취하 비율 과다", "취하 건수가 마지막 반영 적재 등록의 일정 비율을 넘었습니다. 목록 일부 "
-                        "누락이나 식별자 변경을 의심하고 취하된 번호 몇 개를 식약처 사이트에서 조회하세요."),
-    "identity_churn": ("식별 단절", "같은 성분·신청인의 등록이 취하와 신규로 동시에 잡혔습니다. 등록번호 형식 "
-                       "변경이나 사업자등록번호 누락을 의심하세요."),
-    "field_fill_collapse": ("항목 채움률 급락", "어떤 항목의 값이 있는 비율이 크게 떨어졌습니다. API 가 그 항목을 "
-                            "보내지 않거나 이름을 바꿨는지 확인하세요."),
-    "identity_loose_key": ("느슨한 키 연결", "일부 기록을 성분·사업자등록번호·등록일자만으로 전일 기록과 "
-                           "이었습니다. 해당 변경 이벤트를 확인하세요."),
+    "identity_ambiguous": (
+        "식별 모호",
+        "어제 기록과 하나로 맞출 수 없는 기록이 있어 추측하지 않고 새 등록으로 "
+        "처리했습니다. 목록의 대체 키를 확인하세요.",
+    ),
+    "withdrawn_share": (
+        "취하 비율 과다",
+        "취하 건수가 마지막 반영 적재 등록의 일정 비율을 넘었습니다. 목록 일부 "
+        "누락이나 식별자 변경을 의심하고 취하된 번호 몇 개를 식약처 사이트에서 조회하세요.",
+    ),
+    "identity_churn": (
+        "식별 단절",
+        "같은 성분·신청인의 등록이 취하와 신규로 동시에 잡혔습니다. 등록번호 형식 "
+        "변경이나 사업자등록번호 누락을 의심하세요.",
+    ),
+    "field_fill_collapse": (
+        "항목 채움률 급락",
+        "어떤 항목의 값이 있는 비율이 크게 떨어졌습니다. API 가 그 항목을 보내지 않거나 이름을 바꿨는지 확인하세요.",
+    ),
+    "identity_loose_key": (
+        "느슨한 키 연결",
+        "일부 기록을 성분·사업자등록번호·등록일자만으로 전일 기록과 이었습니다. 해당 변경 이벤트를 확인하세요.",
+    ),
 }
 ALERT_LEVEL_LABEL = {"INFO": "정보", "WARN": "경고", "CRITICAL": "긴급"}
 ALERT_KIND_LABEL = {
-    "load_rejected": "적재 거부", "run_failed": "실행 실패", "recovered": "정상 복구",
-    "ai_binary_missing": "AI: agy 미설치", "ai_auth": "AI: 재로그인 필요", "ai_quota": "AI: 쿼터 소진",
-    "ai_token_cap": "AI: 토큰 상한", "ai_invalid_streak": "AI: 잘못된 응답 반복",
+    "load_rejected": "적재 거부",
+    "run_failed": "실행 실패",
+    "recovered": "정상 복구",
+    "ai_binary_missing": "AI: agy 미설치",
+    "ai_auth": "AI: 재로그인 필요",
+    "ai_quota": "AI: 쿼터 소진",
+    "ai_token_cap": "AI: 토큰 상한",
+    "ai_invalid_streak": "AI: 잘못된 응답 반복",
     "ai_action_required": "AI: 조치 필요 판단",
 }
 MESSAGE_KIND_LABEL = {"daily": "일일 요약", "weekly": "주간 리포트", "alert": "알림", "test": "시험 메시지"}
@@ -201,14 +250,19 @@ def load_reason_ko(reason: str | None, rejected_gates: str | None) -> str | None
     if not reason and not rejected_gates:
         return None
     if rejected_gates:
-        names = [SIGNAL_LABEL.get(g.strip(), (g.strip(), ""))[0] + f"({g.strip()})"
-                 for g in rejected_gates.split(",") if g.strip()]
+        names = [
+            SIGNAL_LABEL.get(g.strip(), (g.strip(), ""))[0] + f"({g.strip()})"
+            for g in rejected_gates.split(",")
+            if g.strip()
+        ]
         return "무결성 게이트가 거부: " + ", ".join(names)
     kind, _, _ = (reason or "").partition(":")
     return {
         "incomplete": "수집 불완전 — 받은 건수가 API 총건수와 다르거나, 적재 중에 목록이 바뀌었습니다",
         "failed": "수집 실패 — API 가 오류로 응답했거나 연결할 수 없었습니다",
     }.get(kind.strip(), "적재 실패")
+
+
 VERDICT_LABEL = {"accepted": "반영", "rejected": "거부"}
 YES_NO = {True: "예", False: "아니오"}
 
@@ -275,8 +329,9 @@ class Formats:
 
         self.text = fmt()
         self.wrap = fmt(text_wrap=True)
-        self.header = fmt(bold=True, bg_color="#1F3864", font_color="#FFFFFF", border=1,
-                          text_wrap=True, valign="vcenter")
+        self.header = fmt(
+            bold=True, bg_color="#1F3864", font_color="#FFFFFF", border=1, text_wrap=True, valign="vcenter"
+        )
         self.date = fmt(num_format="yyyy-mm-dd", align="left")
         self.datetime = fmt(num_format="yyyy-mm-dd hh:mm", align="left")
         self.int = fmt(num_format="#,##0")
@@ -290,8 +345,7 @@ class Formats:
         }
         self.title = fmt(bold=True, font_size=16, font_color="#1F3864", valign="vcenter")
         self.subtitle = fmt(font_size=10, font_color="#595959", italic=True)
-        self.section = fmt(bold=True, font_size=12, font_color="#1F3864", bottom=2,
-                           bottom_color="#1F3864")
+        self.section = fmt(bold=True, font_size=12, font_color="#1F3864", bottom=2, bottom_color="#1F3864")
         self.key = fmt(bold=True, bg_color="#F2F2F2", border=1)
         self.value = fmt(border=1)
         self.value_date = fmt(border=1, num_format="yyyy-mm-dd", align="left")
@@ -299,27 +353,39 @@ class Formats:
         # A gate's observed value and threshold may be a ratio (0.9964 against 0.3): whole
         # numbers would show them as 1 and 0, so up to four decimals are kept.
         self.value_ratio = fmt(border=1, num_format="#,##0.0###", align="right")
-        self.big_int = fmt(bold=True, font_size=14, border=1, num_format="#,##0", align="center",
-                           valign="vcenter")
+        self.big_int = fmt(bold=True, font_size=14, border=1, num_format="#,##0", align="center", valign="vcenter")
         self.count_label = fmt(bold=True, border=1, valign="vcenter")
         self.count_label_sev = {
             name: fmt(bold=True, border=1, valign="vcenter", font_color=fg, bg_color=bg)
             for name, (fg, bg) in SEVERITY_COLOURS.items()
         }
         self.ok = fmt(bold=True, font_color="#375623", bg_color="#E2EFDA", border=1)
-        self.bad = fmt(bold=True, font_color="#FFFFFF", bg_color="#C00000", border=1,
-                       text_wrap=True, valign="vcenter", font_size=12)
-        self.warn = fmt(bold=True, font_color="#9C5700", bg_color="#FFEB9C", border=1,
-                        text_wrap=True)
-        self.info_banner = fmt(bold=True, font_color="#1F4E79", bg_color="#DDEBF7", border=1,
-                               text_wrap=True, valign="vcenter", font_size=12)
+        self.bad = fmt(
+            bold=True,
+            font_color="#FFFFFF",
+            bg_color="#C00000",
+            border=1,
+            text_wrap=True,
+            valign="vcenter",
+            font_size=12,
+        )
+        self.warn = fmt(bold=True, font_color="#9C5700", bg_color="#FFEB9C", border=1, text_wrap=True)
+        self.info_banner = fmt(
+            bold=True,
+            font_color="#1F4E79",
+            bg_color="#DDEBF7",
+            border=1,
+            text_wrap=True,
+            valign="vcenter",
+            font_size=12,
+        )
         self.ai_title = fmt(bold=True, font_color="#FFFFFF", bg_color="#7030A0", border=1)
-        self.ai_head = fmt(bold=True, font_size=12, text_wrap=True, bg_color="#F3EAF9",
-                           border=1, valign="top")
+        self.ai_head = fmt(bold=True, font_size=12, text_wrap=True, bg_color="#F3EAF9", border=1, valign="top")
         self.ai_body = fmt(text_wrap=True, bg_color="#F3EAF9", border=1, valign="top")
         self.ai_label = fmt(bold=True, font_color="#7030A0", bg_color="#F3EAF9", border=1)
-        self.badge = fmt(italic=True, font_color="#595959", bg_color="#EDEDED", border=1,
-                         text_wrap=True, valign="vcenter")
+        self.badge = fmt(
+            italic=True, font_color="#595959", bg_color="#EDEDED", border=1, text_wrap=True, valign="vcenter"
+        )
         self.link = fmt(font_color="#0563C1", underline=1, border=1)
         self.action = fmt(border=1, text_wrap=True)
         self.muted = fmt(font_color="#595959", align="center")
@@ -332,8 +398,7 @@ class Formats:
 
 ROW_HEIGHT = 15  # points per line of 10-point text
 #: The narrowest column that shows a value of a kind without "###" (Excel's too-narrow mark).
-MIN_WIDTH = {"date": 11, "datetime": 17, "int": 9, "float": 9, "float2": 10, "signed": 8,
-             "percent": 8}
+MIN_WIDTH = {"date": 11, "datetime": 17, "int": 9, "float": 9, "float2": 10, "signed": 8, "percent": 8}
 
 
 def _widen(ws: Worksheet, col: int, width: float, *, force: bool = False) -> None:
@@ -344,6 +409,8 @@ def _widen(ws: Worksheet, col: int, width: float, *, force: bool = False) -> Non
         return
     widths[col] = width
     ws.set_column(col, col, width)
+
+
 MAX_LINES = 20
 
 
@@ -380,8 +447,9 @@ def _as_datetime(value: date | datetime) -> datetime:
     return datetime.combine(value, time())
 
 
-def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: Formats,
-                cell_format=None, source: str | None = None) -> None:
+def write_value(
+    ws: Worksheet, row: int, col: int, value: Any, kind: str, f: Formats, cell_format=None, source: str | None = None
+) -> None:
     """Write one cell with the call its kind demands; text always via write_string.
     `int_or_text`/`signed_or_text`: a number, or a note such as "데이터 없음" where SQL has none."""
     if kind.endswith("_or_text"):
@@ -422,9 +490,17 @@ def write_value(ws: Worksheet, row: int, col: int, value: Any, kind: str, f: For
         ws.write_string(row, col, fit_cell(quarantine(value), source), fmt)
 
 
-def write_table(ws: Worksheet, f: Formats, top: int, cols: Sequence[Col],
-                rows: Iterable[Mapping[str, Any]], *, main: bool = True,
-                empty_text: str = "해당 없음", source: str | None = None) -> int:
+def write_table(
+    ws: Worksheet,
+    f: Formats,
+    top: int,
+    cols: Sequence[Col],
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    main: bool = True,
+    empty_text: str = "해당 없음",
+    source: str | None = None,
+) -> int:
     """A header row and one row per record; `main` tables get frozen headers and an autofilter.
     `source` is the warehouse table the rows come from, named in the marker of a cut cell.
     Returns the next free row."""
@@ -438,8 +514,7 @@ def write_table(ws: Worksheet, f: Formats, top: int, cols: Sequence[Col],
         lines = 1
         for c, col in enumerate(cols):
             value = record.get(col.key)
-            write_value(ws, r, c, value, col.kind, f,
-                        source=f"{source}.{col.key}" if source else None)
+            write_value(ws, r, c, value, col.kind, f, source=f"{source}.{col.key}" if source else None)
             if col.kind == "wrap" and value:
                 lines = max(lines, text_lines(str(value), col.width))
         if lines > 1:  # XlsxWriter cannot autofit: give wrapped text the rows it needs
@@ -482,8 +557,10 @@ def plain_markdown(text: str | None) -> str | None:
     """AI briefings are markdown; a cell shows plain text (bold marks and heading hashes go)."""
     if not text:
         return text
-    lines = [line.lstrip("#").strip() if line.lstrip().startswith("#") else line
-             for line in text.replace("**", "").replace("__", "").splitlines()]
+    lines = [
+        line.lstrip("#").strip() if line.lstrip().startswith("#") else line
+        for line in text.replace("**", "").replace("__", "").splitlines()
+    ]
     return "\n".join(lines)
 
 
@@ -496,8 +573,7 @@ def back_link(ws: Worksheet, f: Formats, col: int, dashboard: str) -> None:
     ws.write_url(BACK_LINK_ROW, 0, f"internal:'{dashboard}'!A1", f.link, string=f"← {dashboard}으로")
 
 
-def merged_text(ws: Worksheet, first_row: int, first_col: int, last_row: int, last_col: int,
-                text: object, fmt) -> None:
+def merged_text(ws: Worksheet, first_row: int, first_col: int, last_row: int, last_col: int, text: object, fmt) -> None:
     """A merged box holding text. merge_range() would pass its data through write(), which
     turns '=…' into a formula, so the range is merged empty and the text written as a string."""
     ws.merge_range(first_row, first_col, last_row, last_col, "", fmt)
@@ -507,6 +583,7 @@ def merged_text(ws: Worksheet, first_row: int, first_col: int, last_row: int, la
 
 
 # --- workbook lifecycle -----------------------------------------------------------------------
+
 
 @contextmanager
 def workbook(path: Path, as_of: date, title: str) -> Iterator[Workbook]:
@@ -519,20 +596,25 @@ def workbook(path: Path, as_of: date, title: str) -> Iterator[Workbook]:
     # Built in memory, then written by us: XlsxWriter's own file handles, left open when a
     # write fails (disk full), would print a traceback when collected at exit.
     buffer = io.BytesIO()
-    wb = xlsxwriter.Workbook(buffer, {
-        "in_memory": True,
-        "strings_to_formulas": False,
-        "strings_to_urls": False,
-        "strings_to_numbers": False,
-    })
-    wb.set_properties({
-        "title": title,
-        "subject": "MFDS DMF 원료의약품 등록 변동",
-        "author": "DMF Watch",
-        "company": "",
-        "comments": "DMF Watch 가 데이터 웨어하우스의 SQL 결과만으로 생성한 파일입니다.",
-        "created": _as_datetime(as_of),
-    })
+    wb = xlsxwriter.Workbook(
+        buffer,
+        {
+            "in_memory": True,
+            "strings_to_formulas": False,
+            "strings_to_urls": False,
+            "strings_to_numbers": False,
+        },
+    )
+    wb.set_properties(
+        {
+            "title": title,
+            "subject": "MFDS DMF 원료의약품 등록 변동",
+            "author": "DMF Watch",
+            "company": "",
+            "comments": "DMF Watch 가 데이터 웨어하우스의 SQL 결과만으로 생성한 파일입니다.",
+            "created": _as_datetime(as_of),
+        }
+    )
     token = _TRUNCATED.set(Counter())
     try:
         yield wb

@@ -4,6 +4,7 @@ Every number is a column of a `rpt_weekly_*` dbt model or a row of the marts; th
 commentary (enrichment_run kind='weekly') is shown only as marked AI text, with a badge when
 there is none. Like the daily report it reads only the warehouse and is byte-reproducible.
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -15,14 +16,14 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from reports import queries as q
-from reports.daily import EVENT_COLS, write_operations, _with_labels
+from reports.daily import EVENT_COLS, _with_labels, write_operations
 from reports.layout import (
     NO_WEEKLY_RUN_BADGE,
     Col,
     Formats,
     ai_reader_badge,
-    merged_text,
     back_link,
+    merged_text,
     one_page,
     plain_markdown,
     print_setup,
@@ -42,8 +43,7 @@ WITHDRAWALS = "취하상세"
 WATCHLIST = "관심목록활동"
 SINGLE_SOURCE = "단일제조소"
 OPERATIONS = "운영"
-SHEETS = (DASHBOARD, APPLICANTS, COUNTRIES, GROUPS, WITHDRAWALS, WATCHLIST, SINGLE_SOURCE,
-          OPERATIONS)
+SHEETS = (DASHBOARD, APPLICANTS, COUNTRIES, GROUPS, WITHDRAWALS, WATCHLIST, SINGLE_SOURCE, OPERATIONS)
 TOP = 20
 
 METRIC_LABEL = {
@@ -102,51 +102,92 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
         print_setup(ws)
     one_page(sheets[DASHBOARD])
     _dashboard(sheets[DASHBOARD], f, as_of, data)
-    _ranked(sheets[APPLICANTS], f, "신규 등록 상위 신청인", [
-        Col("순위", "applicant_rank", "int", 6), Col("신청인", "applicant", "text", 30),
-        Col("신규 건수", "new_count", "int", 10), Col("성분 수", "ingredient_count", "int", 9),
-    ], data["applicants"])
-    _ranked(sheets[COUNTRIES], f, "신규 등록 상위 제조국", [
-        Col("순위", "country_rank", "int", 6), Col("제조국", "country", "text", 20),
-        Col("신규 건수", "new_count", "int", 10),
-    ], data["countries"])
-    _ranked(sheets[GROUPS], f, "이벤트가 많은 등록그룹 (등록번호의 '일련-알파벳' 구간)", [
-        Col("순위", "group_rank", "int", 6), Col("등록그룹", "registration_group", "text", 16),
-        Col("전체", "event_count", "int", 8), Col("신규", "new_count", "int", 8),
-        Col("변경", "changed_count", "int", 8), Col("취하", "withdrawn_count", "int", 8),
-    ], data["groups"])
+    _ranked(
+        sheets[APPLICANTS],
+        f,
+        "신규 등록 상위 신청인",
+        [
+            Col("순위", "applicant_rank", "int", 6),
+            Col("신청인", "applicant", "text", 30),
+            Col("신규 건수", "new_count", "int", 10),
+            Col("성분 수", "ingredient_count", "int", 9),
+        ],
+        data["applicants"],
+    )
+    _ranked(
+        sheets[COUNTRIES],
+        f,
+        "신규 등록 상위 제조국",
+        [
+            Col("순위", "country_rank", "int", 6),
+            Col("제조국", "country", "text", 20),
+            Col("신규 건수", "new_count", "int", 10),
+        ],
+        data["countries"],
+    )
+    _ranked(
+        sheets[GROUPS],
+        f,
+        "이벤트가 많은 등록그룹 (등록번호의 '일련-알파벳' 구간)",
+        [
+            Col("순위", "group_rank", "int", 6),
+            Col("등록그룹", "registration_group", "text", 16),
+            Col("전체", "event_count", "int", 8),
+            Col("신규", "new_count", "int", 8),
+            Col("변경", "changed_count", "int", 8),
+            Col("취하", "withdrawn_count", "int", 8),
+        ],
+        data["groups"],
+    )
     week_event_cols = [Col("기준일", "as_of_date", "date", 11)] + EVENT_COLS
-    _ranked(sheets[WITHDRAWALS], f, "이번 주 취하 상세", week_event_cols,
-            _with_labels(data["withdrawn"]))
-    _ranked(sheets[WATCHLIST], f, "이번 주 관심목록 활동",
-            [Col("기준일", "as_of_date", "date", 11), Col("구분", "event_label", "text", 7)]
-            + EVENT_COLS, _with_labels(data["watch"]))
+    _ranked(sheets[WITHDRAWALS], f, "이번 주 취하 상세", week_event_cols, _with_labels(data["withdrawn"]))
+    _ranked(
+        sheets[WATCHLIST],
+        f,
+        "이번 주 관심목록 활동",
+        [Col("기준일", "as_of_date", "date", 11), Col("구분", "event_label", "text", 7)] + EVENT_COLS,
+        _with_labels(data["watch"]),
+    )
     single_rows = []
     for row in data["single_source"]:
         row = dict(row)
         row["watch"] = "예" if row.get("on_watchlist") else "아니오"
         single_rows.append(row)
-    _ranked(sheets[SINGLE_SOURCE], f,
-            "제조소가 하나뿐인 성분 중 이번 주 변동이 있는 성분 (대체 공급처 없음)", [
-                Col("중요도", "top_severity", "severity", 11),
-                Col("성분명", "ingredient_name", "text", 28),
-                Col("현재 제조소 수", "manufacturer_count", "int", 10),
-                Col("현재 등록 수", "registration_count", "int", 10),
-                Col("제조소명", "manufacturer", "text", 32),
-                Col("이벤트", "event_count", "int", 8), Col("신규", "new_count", "int", 7),
-                Col("변경", "changed_count", "int", 7), Col("취하", "withdrawn_count", "int", 7),
-                Col("마지막 이벤트일", "last_event_date", "date", 12),
-                Col("관심목록", "watch", "text", 8),
-            ], single_rows,
-            note="제조소 수는 현재 등록 현황(마지막 반영 적재) 기준입니다.")
-    write_operations(sheets[OPERATIONS], f, "운영 — 이번 주 적재와 AI 사용량", data["loads"],
-                     data["ai_calls"], data["ai_totals"], data["tables"].agy_calls, DASHBOARD)
+    _ranked(
+        sheets[SINGLE_SOURCE],
+        f,
+        "제조소가 하나뿐인 성분 중 이번 주 변동이 있는 성분 (대체 공급처 없음)",
+        [
+            Col("중요도", "top_severity", "severity", 11),
+            Col("성분명", "ingredient_name", "text", 28),
+            Col("현재 제조소 수", "manufacturer_count", "int", 10),
+            Col("현재 등록 수", "registration_count", "int", 10),
+            Col("제조소명", "manufacturer", "text", 32),
+            Col("이벤트", "event_count", "int", 8),
+            Col("신규", "new_count", "int", 7),
+            Col("변경", "changed_count", "int", 7),
+            Col("취하", "withdrawn_count", "int", 7),
+            Col("마지막 이벤트일", "last_event_date", "date", 12),
+            Col("관심목록", "watch", "text", 8),
+        ],
+        single_rows,
+        note="제조소 수는 현재 등록 현황(마지막 반영 적재) 기준입니다.",
+    )
+    write_operations(
+        sheets[OPERATIONS],
+        f,
+        "운영 — 이번 주 적재와 AI 사용량",
+        data["loads"],
+        data["ai_calls"],
+        data["ai_totals"],
+        data["tables"].agy_calls,
+        DASHBOARD,
+    )
     write_truncation_note(sheets[OPERATIONS], f)
     sheets[DASHBOARD].activate()
 
 
-def _ranked(ws: Worksheet, f: Formats, title: str, cols: list[Col], rows: list[dict],
-            note: str | None = None) -> None:
+def _ranked(ws: Worksheet, f: Formats, title: str, cols: list[Col], rows: list[dict], note: str | None = None) -> None:
     top = write_sheet_title(ws, f, title, note)
     back_link(ws, f, 4, DASHBOARD)
     write_table(ws, f, top, cols, rows)
@@ -168,8 +209,9 @@ def _dashboard(ws: Worksheet, f: Formats, as_of: date, data: dict) -> None:
     bounds = data["bounds"]
     ws.write_string(0, 0, f"DMF 주간 리포트  {as_of:%Y-%m-%d}", f.title)
     ws.set_row(0, 26)
-    ws.write_string(1, 0, "지난 7일 동안의 식약처 DMF 목록 변동. 모든 숫자는 dbt 모델(rpt_weekly_*)의 "
-                          "SQL 집계입니다.", f.subtitle)
+    ws.write_string(
+        1, 0, "지난 7일 동안의 식약처 DMF 목록 변동. 모든 숫자는 dbt 모델(rpt_weekly_*)의 SQL 집계입니다.", f.subtitle
+    )
     ws.write_string(3, 0, "기간 시작", f.key)
     write_value(ws, 3, 1, bounds["period_start"], "date", f, f.value_date)
     ws.write_string(4, 0, "기간 끝", f.key)
@@ -184,8 +226,7 @@ def _dashboard(ws: Worksheet, f: Formats, as_of: date, data: dict) -> None:
             row["this_week"] = row["week_over_week_change"] = NO_DATA
         rows.append(row)
     ws.write_string(6, 0, "주간 합계와 비교", f.section)
-    r = write_table(ws, f, 7, TOTAL_COLS, rows, main=False,
-                    empty_text="이 기간의 집계가 없습니다(적재 기록 없음)")
+    r = write_table(ws, f, 7, TOTAL_COLS, rows, main=False, empty_text="이 기간의 집계가 없습니다(적재 기록 없음)")
     for c, col in enumerate(TOTAL_COLS):
         ws.set_column(c, c, col.width)
     r += 1
@@ -198,8 +239,7 @@ def _dashboard(ws: Worksheet, f: Formats, as_of: date, data: dict) -> None:
 
 
 def _commentary(ws: Worksheet, f: Formats, r: int, run: dict | None) -> int:
-    merged_text(ws, r, 0, r, 6, "AI 주간 코멘터리 — AI 생성 문장(참고용). 숫자는 위 표가 기준입니다.",
-                f.ai_title)
+    merged_text(ws, r, 0, r, 6, "AI 주간 코멘터리 — AI 생성 문장(참고용). 숫자는 위 표가 기준입니다.", f.ai_title)
     r += 1
     text = plain_markdown((run or {}).get("commentary") or (run or {}).get("summary_md"))
     if run and run.get("status") == "OK" and text:
@@ -213,8 +253,13 @@ def _commentary(ws: Worksheet, f: Formats, r: int, run: dict | None) -> int:
         ws.write_string(r, 0, "모델: " + (run.get("model") or "-"), f.subtitle)
         r += 1
     else:
-        badge = NO_WEEKLY_RUN_BADGE if run is None else ai_reader_badge(
-            run.get("skip_reason"), run.get("status")).replace("AI 요약 없음", "AI 코멘터리 없음", 1)
+        badge = (
+            NO_WEEKLY_RUN_BADGE
+            if run is None
+            else ai_reader_badge(run.get("skip_reason"), run.get("status")).replace(
+                "AI 요약 없음", "AI 코멘터리 없음", 1
+            )
+        )
         merged_text(ws, r, 0, r + 1, 6, badge, f.badge)
         r += 2
     return r + 1

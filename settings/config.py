@@ -3,6 +3,7 @@
 Every step takes a `Settings` instead of reading the environment itself, so tests and the
 demo can point a whole run at a temporary warehouse without touching `os.environ`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -41,7 +42,7 @@ class Settings:
     # How long a run waits for another one holding the warehouse before giving up.
     lock_wait_s: float = DEFAULT_LOCK_WAIT_S
 
-    def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> "Settings":
+    def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> Settings:
         return dataclasses.replace(self, duckdb_path=duckdb_path, reports_dir=reports_dir, state_dir=state_dir)
 
 
@@ -85,11 +86,15 @@ def check_as_of(as_of: date) -> None:
     """A logical date outside 2000-01-01..today (Seoul) is a typo: refused before anything runs."""
     today = today_in_seoul()
     if as_of < EARLIEST_AS_OF:
-        raise ConfigError(f"--as-of {as_of.isoformat()} is before {EARLIEST_AS_OF.isoformat()}; "
-                          "the MFDS DMF list has no data that old (use YYYY-MM-DD).")
+        raise ConfigError(
+            f"--as-of {as_of.isoformat()} is before {EARLIEST_AS_OF.isoformat()}; "
+            "the MFDS DMF list has no data that old (use YYYY-MM-DD)."
+        )
     if as_of > today:
-        raise ConfigError(f"--as-of {as_of.isoformat()} is after today in Seoul ({today.isoformat()}); "
-                          "the live API serves only today's list, so a load can only be of today or a past day.")
+        raise ConfigError(
+            f"--as-of {as_of.isoformat()} is after today in Seoul ({today.isoformat()}); "
+            "the live API serves only today's list, so a load can only be of today or a past day."
+        )
 
 
 def check_directory(name: str, path: Path) -> None:
@@ -97,19 +102,25 @@ def check_directory(name: str, path: Path) -> None:
     in it; otherwise one sentence naming the setting and the path. Tried for real (not
     os.access), so read-only mounts and root's bypassed permissions are judged correctly."""
     if path.exists() and not path.is_dir():
-        raise ConfigError(f"{name} points at {path}, which is a file, not a directory; "
-                          "point it at a directory (or move the file away).")
+        raise ConfigError(
+            f"{name} points at {path}, which is a file, not a directory; "
+            "point it at a directory (or move the file away)."
+        )
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ConfigError(f"{name}: the directory {path} cannot be created ({error.strerror or error}); "
-                          "create it or point the setting elsewhere.") from None
+        raise ConfigError(
+            f"{name}: the directory {path} cannot be created ({error.strerror or error}); "
+            "create it or point the setting elsewhere."
+        ) from None
     try:
         with tempfile.TemporaryFile(dir=path, prefix=".dmf-write-check-"):
             pass
     except OSError as error:
-        raise ConfigError(f"{name}: the directory {path} is not writable ({error.strerror or error}); "
-                          "fix its permissions or point the setting elsewhere.") from None
+        raise ConfigError(
+            f"{name}: the directory {path} is not writable ({error.strerror or error}); "
+            "fix its permissions or point the setting elsewhere."
+        ) from None
 
 
 def check_paths(settings: Settings, *, warehouse: bool = True, reports: bool = True) -> None:
@@ -117,8 +128,10 @@ def check_paths(settings: Settings, *, warehouse: bool = True, reports: bool = T
     check_directory("DMF_STATE_DIR", settings.state_dir)
     if warehouse:
         if settings.duckdb_path.is_dir():
-            raise ConfigError(f"DMF_DUCKDB_PATH points at {settings.duckdb_path}, which is a directory; "
-                              "point it at a DuckDB file (e.g. data/dmf.duckdb).")
+            raise ConfigError(
+                f"DMF_DUCKDB_PATH points at {settings.duckdb_path}, which is a directory; "
+                "point it at a DuckDB file (e.g. data/dmf.duckdb)."
+            )
         check_directory("DMF_DUCKDB_PATH (its directory)", settings.duckdb_path.parent)
     if reports:
         check_directory("DMF_REPORTS_DIR", settings.reports_dir)

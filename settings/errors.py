@@ -9,4 +9,3 @@ class DmfError(Exception):
 
 class ConfigError(DmfError):
     """The configuration is missing or wrong (key, URL, paths)."""
-

@@ -6,6 +6,7 @@ line in dbt's output). Every writer already leaves nothing half-written (DuckDB 
 keeps its package for the next run, the report is written to a temporary file and renamed), so
 the user needs only to be told which disk to free and how much space is left there.
 """
+
 from __future__ import annotations
 
 import errno
@@ -87,8 +88,9 @@ def _where(filename: str | None, text: str, settings: Any) -> tuple[str, Path]:
     return min(candidates, key=lambda item: free_space(item[1]))
 
 
-def write_failure_message(settings: Any, *, filename: str | None = None, text: str = "",
-                          reason: str = "no space left on the disk") -> str:
+def write_failure_message(
+    settings: Any, *, filename: str | None = None, text: str = "", reason: str = "no space left on the disk"
+) -> str:
     name, path = _where(filename, text, settings)
     return (
         f"could not write to {path} ({name}): {reason}, {human_bytes(free_space(path))} free there; "

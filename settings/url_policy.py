@@ -10,6 +10,7 @@ never repeated: every message shows the URL through `display_url`.
 Host names are judged as written (no DNS lookup here): numeric forms such as `2852039166` or
 `0xa9.0xfe.0xa9.0xfe`, which the resolver would turn into an address, are judged as that address.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -21,15 +22,24 @@ from urllib.parse import urlsplit
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "metadata.goog", "instance-data"})
-METADATA_ADDRESSES = frozenset({
-    ipaddress.ip_address("169.254.169.254"),
-    ipaddress.ip_address("169.254.170.2"),
-    ipaddress.ip_address("fd00:ec2::254"),
-    ipaddress.ip_address("100.100.100.200"),
-})
-PRIVATE_NETWORKS = tuple(ipaddress.ip_network(net) for net in (
-    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
-))
+METADATA_ADDRESSES = frozenset(
+    {
+        ipaddress.ip_address("169.254.169.254"),
+        ipaddress.ip_address("169.254.170.2"),
+        ipaddress.ip_address("fd00:ec2::254"),
+        ipaddress.ip_address("100.100.100.200"),
+    }
+)
+PRIVATE_NETWORKS = tuple(
+    ipaddress.ip_network(net)
+    for net in (
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "100.64.0.0/10",
+        "fc00::/7",
+    )
+)
 _NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}$", re.IGNORECASE)
 
 
@@ -97,8 +107,10 @@ def base_url_problem(url: str, allowed_hosts: Iterable[str] = ()) -> str | None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"MFDS_API_BASE_URL ({shown}) is not an http(s) URL with a host"
     if parts.username is not None or parts.password is not None:
-        return (f"MFDS_API_BASE_URL contains a user name or password ({shown}); credentials in "
-                "the URL are refused because the URL is logged and stored: remove them")
+        return (
+            f"MFDS_API_BASE_URL contains a user name or password ({shown}); credentials in "
+            "the URL are refused because the URL is logged and stored: remove them"
+        )
     host = parts.hostname.lower().rstrip(".")
     if is_loopback_host(host):
         return None
@@ -109,11 +121,18 @@ def base_url_problem(url: str, allowed_hosts: Iterable[str] = ()) -> str | None:
         return f"MFDS_API_BASE_URL points at a link-local address ({host}); it is never a target"
     if address is not None and (address.is_unspecified or address.is_multicast or address.is_reserved):
         return f"MFDS_API_BASE_URL points at {host}, which is not a server address"
-    if address is not None and any(address in net for net in PRIVATE_NETWORKS) \
-            and not _allowed(host, address, allowed_hosts):
-        return (f"MFDS_API_BASE_URL points at the private address {host}; if it is your company's "
-                "mirror or proxy of the API, name it in MFDS_API_ALLOWED_HOSTS")
+    if (
+        address is not None
+        and any(address in net for net in PRIVATE_NETWORKS)
+        and not _allowed(host, address, allowed_hosts)
+    ):
+        return (
+            f"MFDS_API_BASE_URL points at the private address {host}; if it is your company's "
+            "mirror or proxy of the API, name it in MFDS_API_ALLOWED_HOSTS"
+        )
     if parts.scheme != "https":
-        return (f"MFDS_API_BASE_URL ({shown}) is plain http; the service key travels in the URL, "
-                "so only https is used (plain http only on loopback, for the simulator)")
+        return (
+            f"MFDS_API_BASE_URL ({shown}) is plain http; the service key travels in the URL, "
+            "so only https is used (plain http only on loopback, for the simulator)"
+        )
     return None

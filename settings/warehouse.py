@@ -5,6 +5,7 @@ before reading a table an earlier step may not have created yet (a first run, a 
 never got that far). The layout lets the stages import only this leaf package, so the helper
 lives in it; it imports nothing of the project.
 """
+
 from __future__ import annotations
 
 import duckdb

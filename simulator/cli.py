@@ -1,5 +1,6 @@
 """The simulator alone, in the foreground, for trying a load by hand: `dmf-simulator` (or
 `python -m simulator`), and `dmf sim serve`, which shares these options."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from settings.config import today_in_seoul
 from settings.errors import ConfigError
-from simulator.faults import FaultSpecError, Faults
+from simulator.faults import Faults, FaultSpecError
 from simulator.registry import DEFAULT_SEED
 from simulator.server import DEFAULT_SERVICE_KEY, serve
 
@@ -28,7 +29,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     parser.add_argument("--start", type=_date, default=None, metavar="YYYY-MM-DD", help="date of day 1 (default today)")
     parser.add_argument("--day", type=int, default=1, help="day to serve (1 = start date)")
     parser.add_argument("--faults", default="", help="fault spec, e.g. 'http503:2,truncate_last_page'")
-    parser.add_argument("--replay", default=None, help="JSON Lines file, or folder of them (one per day), to serve instead")
+    parser.add_argument(
+        "--replay", default=None, help="JSON Lines file, or folder of them (one per day), to serve instead"
+    )
     parser.add_argument("--service-key", default=None, help="the key the simulator accepts (default: the demo key)")
     return parser
 
@@ -50,14 +53,19 @@ def serve_command(args: argparse.Namespace) -> int:
         faults = Faults.parse(args.faults)
     except FaultSpecError as error:
         raise ConfigError(f"the fault spec is not valid: {error}") from None
-    serve("127.0.0.1", args.port, source, service_key=args.service_key or DEFAULT_SERVICE_KEY, day=args.day, faults=faults)
+    serve(
+        "127.0.0.1", args.port, source, service_key=args.service_key or DEFAULT_SERVICE_KEY, day=args.day, faults=faults
+    )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = add_serve_arguments(argparse.ArgumentParser(
-        prog="dmf-simulator", description="Serve the MFDS-compatible DMF API on loopback.",
-    ))
+    parser = add_serve_arguments(
+        argparse.ArgumentParser(
+            prog="dmf-simulator",
+            description="Serve the MFDS-compatible DMF API on loopback.",
+        )
+    )
     try:
         return serve_command(parser.parse_args(argv))
     except ConfigError as error:

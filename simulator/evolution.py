@@ -24,10 +24,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from random import Random
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from simulator.vocab import make_site
 
@@ -120,8 +121,12 @@ def classify(before: dict, after: dict) -> Classification | None:
         kinds[src] = kind
     ordered = [src for src in FIELD_NAMES if src in kinds]
     field_changes = tuple(
-        {"field": FIELD_NAMES[src], "before": normalize_ws(before[src]),
-         "after": normalize_ws(after[src]), "change_kind": kinds[src]}
+        {
+            "field": FIELD_NAMES[src],
+            "before": normalize_ws(before[src]),
+            "after": normalize_ws(after[src]),
+            "change_kind": kinds[src],
+        }
         for src in ordered
     )
     if not ordered:
@@ -166,8 +171,9 @@ class Evolver:
     computed in order and cached.
     """
 
-    def __init__(self, world: World, baseline: list[Record], seed: int, start_date: date,
-                 cases: IdentityCases | None = None) -> None:
+    def __init__(
+        self, world: World, baseline: list[Record], seed: int, start_date: date, cases: IdentityCases | None = None
+    ) -> None:
         self._world = world
         self._seed = seed
         self._start = start_date
@@ -187,16 +193,30 @@ class Evolver:
 
     def _step(self) -> None:
         day = len(self._states) + 1
-        _Day(self._world, self._states[-1], day, self._start + timedelta(days=day - 1),
-             Random(f"dmf-day:{self._seed}:{day}"), self._cases, self._parked).run(self._states, self._truths)
+        _Day(
+            self._world,
+            self._states[-1],
+            day,
+            self._start + timedelta(days=day - 1),
+            Random(f"dmf-day:{self._seed}:{day}"),
+            self._cases,
+            self._parked,
+        ).run(self._states, self._truths)
 
 
 class _Day:
     """One day's changes: each operation picks untouched records, checks, applies, records truth."""
 
-    def __init__(self, world: World, previous: list[Record], day: int, as_of: date, rng: Random,
-                 cases: IdentityCases | None = None,
-                 parked: dict[int, list[tuple[Record, date]]] | None = None) -> None:
+    def __init__(
+        self,
+        world: World,
+        previous: list[Record],
+        day: int,
+        as_of: date,
+        rng: Random,
+        cases: IdentityCases | None = None,
+        parked: dict[int, list[tuple[Record, date]]] | None = None,
+    ) -> None:
         self.cases = cases
         self.parked = {} if parked is None else parked
         self.world = world
@@ -238,24 +258,34 @@ class _Day:
 
     # -- truth -------------------------------------------------------------------------
 
-    def _record_truth(self, event_type: str, rec: Record, before_no: str | None, *,
-                      fields: tuple[str, ...] = (), change_kind: str | None = None,
-                      field_changes: tuple[dict[str, str | None], ...] = (), detail: str = "") -> None:
-        self.truth.append({
-            "day": self.day,
-            "as_of_date": self.as_of.isoformat(),
-            "record_id": rec.rid,
-            "event_type": event_type,
-            "permit_no": rec.permit_no,
-            "permit_no_before": before_no,
-            "ingredient_name": normalize_ws(rec.ingredient),
-            "applicant_bizrno": rec.bizrno,
-            "permit_date": rec.permit_date.isoformat(),
-            "fields": list(fields),
-            "change_kind": change_kind,
-            "detail": detail,
-            "field_changes": [dict(fc) for fc in field_changes],
-        })
+    def _record_truth(
+        self,
+        event_type: str,
+        rec: Record,
+        before_no: str | None,
+        *,
+        fields: tuple[str, ...] = (),
+        change_kind: str | None = None,
+        field_changes: tuple[dict[str, str | None], ...] = (),
+        detail: str = "",
+    ) -> None:
+        self.truth.append(
+            {
+                "day": self.day,
+                "as_of_date": self.as_of.isoformat(),
+                "record_id": rec.rid,
+                "event_type": event_type,
+                "permit_no": rec.permit_no,
+                "permit_no_before": before_no,
+                "ingredient_name": normalize_ws(rec.ingredient),
+                "applicant_bizrno": rec.bizrno,
+                "permit_date": rec.permit_date.isoformat(),
+                "fields": list(fields),
+                "change_kind": change_kind,
+                "detail": detail,
+                "field_changes": [dict(fc) for fc in field_changes],
+            }
+        )
 
     def _apply(self, index: int, new: Record, expected: str, detail: str) -> bool:
         """Keep `new` in place of the record at `index` if it classifies as `expected`."""
@@ -269,12 +299,19 @@ class _Day:
         self.state[index] = new
         self.touched.add(new.rid)
         if expected == "whitespace":
-            self._record_truth("NONE", new, old.permit_no, fields=_raw_fields(before, after),
-                               change_kind="whitespace", detail=detail)
+            self._record_truth(
+                "NONE", new, old.permit_no, fields=_raw_fields(before, after), change_kind="whitespace", detail=detail
+            )
         else:
-            self._record_truth("CHANGED", new, old.permit_no, fields=result.fields,
-                               change_kind=result.change_kind, field_changes=result.field_changes,
-                               detail=detail)
+            self._record_truth(
+                "CHANGED",
+                new,
+                old.permit_no,
+                fields=result.fields,
+                change_kind=result.change_kind,
+                field_changes=result.field_changes,
+                detail=detail,
+            )
         return True
 
     # -- picking -------------------------------------------------------------------------
@@ -295,8 +332,7 @@ class _Day:
             if rec.permit_no is None and rec.rid not in self.touched and self.rng.random() < 0.12:
                 family = self.rng.choices(("old5", "j4", "su", "nd"), (25, 35, 30, 6))[0]
                 number, used = self.world.issue_number(self.rng, family, rec.permit_date, rec.ingredient)
-                self._apply(index, replace(rec, permit_no=number, family=used), "substantive",
-                            "permit number assigned")
+                self._apply(index, replace(rec, permit_no=number, family=used), "substantive", "permit number assigned")
 
     def _withdraw(self) -> None:
         for _ in range(40):
@@ -320,8 +356,7 @@ class _Day:
         rec = self.state.pop(index)
         self.touched.add(rec.rid)
         self.parked.setdefault(return_day, []).append((rec, self.as_of))
-        self._record_truth("WITHDRAWN", rec, rec.permit_no,
-                           detail=f"registration withdrawn, back on day {return_day}")
+        self._record_truth("WITHDRAWN", rec, rec.permit_no, detail=f"registration withdrawn, back on day {return_day}")
 
     def _return_parked(self) -> None:
         for rec, withdrawn_as_of in self.parked.pop(self.day, []):
@@ -337,9 +372,13 @@ class _Day:
         picked, so that what the pipeline may follow them by is unambiguous.
         """
         loose = Counter((r.ingredient, r.bizrno, r.permit_date) for r in self.state)
-        candidates = [i for i, r in enumerate(self.state)
-                      if r.rid not in self.touched and self.world.can_renumber(r)
-                      and loose[(r.ingredient, r.bizrno, r.permit_date)] == 1]
+        candidates = [
+            i
+            for i, r in enumerate(self.state)
+            if r.rid not in self.touched
+            and self.world.can_renumber(r)
+            and loose[(r.ingredient, r.bizrno, r.permit_date)] == 1
+        ]
         for _ in range(20):
             if not candidates:
                 return
@@ -354,17 +393,28 @@ class _Day:
                 candidates.remove(index)
                 continue
             new = replace(rec, permit_no=issued[0], family=issued[1], names=_put(rec.names, i, name))
-            if self._apply(index, new, "substantive",
-                           f"renumbered {rec.permit_no} -> {issued[0]} and manufacturer edited: "
-                           f"{normalize_ws(rec.names[i])} -> {name}"):
+            if self._apply(
+                index,
+                new,
+                "substantive",
+                f"renumbered {rec.permit_no} -> {issued[0]} and manufacturer edited: "
+                f"{normalize_ws(rec.names[i])} -> {name}",
+            ):
                 return
 
     def _substantive(self) -> None:
         rng = self.rng
         kind = rng.choices(
-            ("manufacturer_added", "manufacturer_removed", "manufacturer_replaced", "site_changed",
-             "applicant_changed", "country_added"),
-            (20, 12, 20, 20, 15, 13))[0]
+            (
+                "manufacturer_added",
+                "manufacturer_removed",
+                "manufacturer_replaced",
+                "site_changed",
+                "applicant_changed",
+                "country_added",
+            ),
+            (20, 12, 20, 20, 15, 13),
+        )[0]
         for _ in range(10):
             index = self._pick(lambda r: _parallel(r) or kind in ("applicant_changed", "country_added"))
             if index is None:
@@ -380,17 +430,31 @@ class _Day:
         name, site = self.world.pick_manufacturer(self.rng, country)
         if any(fold_cosmetic(name) == fold_cosmetic(other) for other in rec.names):
             return None
-        return (replace(rec, names=rec.names + (name,), places=rec.places + (site,),
-                        countries=rec.countries + (country,), mfr_countries=rec.mfr_countries + (country,)),
-                f"manufacturer added: {name}")
+        return (
+            replace(
+                rec,
+                names=rec.names + (name,),
+                places=rec.places + (site,),
+                countries=rec.countries + (country,),
+                mfr_countries=rec.mfr_countries + (country,),
+            ),
+            f"manufacturer added: {name}",
+        )
 
     def _make_manufacturer_removed(self, rec: Record) -> tuple[Record, str] | None:
         if len(rec.names) < 2:
             return None
         i = self.rng.randrange(len(rec.names))
-        return (replace(rec, names=_drop(rec.names, i), places=_drop(rec.places, i),
-                        countries=_drop(rec.countries, i), mfr_countries=_drop(rec.mfr_countries, i)),
-                f"manufacturer removed: {normalize_ws(rec.names[i])}")
+        return (
+            replace(
+                rec,
+                names=_drop(rec.names, i),
+                places=_drop(rec.places, i),
+                countries=_drop(rec.countries, i),
+                mfr_countries=_drop(rec.mfr_countries, i),
+            ),
+            f"manufacturer removed: {normalize_ws(rec.names[i])}",
+        )
 
     def _make_manufacturer_replaced(self, rec: Record) -> tuple[Record, str] | None:
         i = self.rng.randrange(len(rec.names))
@@ -398,22 +462,32 @@ class _Day:
         name, site = self.world.pick_manufacturer(self.rng, country)
         if any(fold_cosmetic(name) == fold_cosmetic(other) for other in rec.names):
             return None
-        return (replace(rec, names=_put(rec.names, i, name), places=_put(rec.places, i, site),
-                        countries=_put(rec.countries, i, country),
-                        mfr_countries=_put(rec.mfr_countries, i, country)),
-                f"manufacturer replaced: {normalize_ws(rec.names[i])} -> {name}")
+        return (
+            replace(
+                rec,
+                names=_put(rec.names, i, name),
+                places=_put(rec.places, i, site),
+                countries=_put(rec.countries, i, country),
+                mfr_countries=_put(rec.mfr_countries, i, country),
+            ),
+            f"manufacturer replaced: {normalize_ws(rec.names[i])} -> {name}",
+        )
 
     def _make_site_changed(self, rec: Record) -> tuple[Record, str] | None:
         i = self.rng.randrange(len(rec.places))
         site = make_site(self.rng, rec.mfr_countries[i])
-        return replace(rec, places=_put(rec.places, i, site)), f"site changed: {normalize_ws(rec.names[min(i, len(rec.names) - 1)])}"
+        return replace(
+            rec, places=_put(rec.places, i, site)
+        ), f"site changed: {normalize_ws(rec.names[min(i, len(rec.names) - 1)])}"
 
     def _make_applicant_changed(self, rec: Record) -> tuple[Record, str] | None:
         company = self.world.pick_company(self.rng)
         if company.bizrno == rec.bizrno:
             return None
-        return (replace(rec, applicant=company.name, bizrno=company.bizrno),
-                f"applicant changed: {normalize_ws(rec.applicant)} -> {company.name.strip()}")
+        return (
+            replace(rec, applicant=company.name, bizrno=company.bizrno),
+            f"applicant changed: {normalize_ws(rec.applicant)} -> {company.name.strip()}",
+        )
 
     def _make_country_added(self, rec: Record) -> tuple[Record, str] | None:
         country = self.world.pick_country(self.rng)
@@ -425,9 +499,11 @@ class _Day:
         """A derived number becomes a master number; only DMF_PERMIT_NO changes."""
         window = (self.as_of - timedelta(days=60), self.as_of - timedelta(days=400), date.min)
         for since in window:
-            candidates = [i for i, r in enumerate(self.state)
-                          if r.rid not in self.touched and r.permit_date >= since
-                          and self.world.can_renumber(r)]
+            candidates = [
+                i
+                for i, r in enumerate(self.state)
+                if r.rid not in self.touched and r.permit_date >= since and self.world.can_renumber(r)
+            ]
             if candidates:
                 break
         else:
@@ -436,8 +512,12 @@ class _Day:
         rec = self.state[index]
         issued = self.world.renumber(self.rng, rec)
         if issued is not None:
-            self._apply(index, replace(rec, permit_no=issued[0], family=issued[1]), "substantive",
-                        f"renumbered: {rec.permit_no} -> {issued[0]}")
+            self._apply(
+                index,
+                replace(rec, permit_no=issued[0], family=issued[1]),
+                "substantive",
+                f"renumbered: {rec.permit_no} -> {issued[0]}",
+            )
 
     def _cosmetic(self) -> None:
         for _ in range(10):
@@ -469,8 +549,8 @@ class _Day:
         if op == "period":
             stripped = text.rstrip()
             if stripped.endswith("."):
-                return stripped[:-1] + text[len(stripped):], "punctuation removed"
-            return stripped + "." + text[len(stripped):], "punctuation added"
+                return stripped[:-1] + text[len(stripped) :], "punctuation removed"
+            return stripped + "." + text[len(stripped) :], "punctuation added"
         if "(" in text:
             return text.replace("(", "[").replace(")", "]"), "brackets changed"
         if "[" in text:
@@ -479,7 +559,7 @@ class _Day:
         if not words:
             return text, ""
         word = words[-1]
-        return f"{text[:word.start()]}({word.group()}){text[word.end():]}", "brackets added"
+        return f"{text[: word.start()]}({word.group()}){text[word.end() :]}", "brackets added"
 
     def _whitespace(self) -> None:
         for _ in range(10):
@@ -523,9 +603,9 @@ class _Day:
         if lag == 1 and rng.random() < 0.6:
             rec = replace(rec, notice_code="")
         self._insert(rec, window=500)
-        self._record_truth("NEW", rec, None, detail="new registration"
-                           + ("" if numbered else " without a permit number yet"))
-
+        self._record_truth(
+            "NEW", rec, None, detail="new registration" + ("" if numbered else " without a permit number yet")
+        )
 
     def _insert(self, rec: Record, window: int | None = None) -> None:
         """Insert a record at its place in the list order (permit date, then number).
@@ -547,8 +627,8 @@ def _parallel(rec: Record) -> bool:
 
 
 def _drop(parts: tuple[str, ...], i: int) -> tuple[str, ...]:
-    return parts[:i] + parts[i + 1:]
+    return parts[:i] + parts[i + 1 :]
 
 
 def _put(parts: tuple[str, ...], i: int, value: str) -> tuple[str, ...]:
-    return parts[:i] + (value,) + parts[i + 1:]
+    return parts[:i] + (value,) + parts[i + 1 :]

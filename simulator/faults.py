@@ -45,6 +45,7 @@ integrity gates that must catch what the loader cannot:
                                  page 2's records collide with page 1's, so the load is rejected
                                  and its raw rows must never reach staging.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
@@ -83,7 +84,7 @@ class Faults:
     oversized_page: bool = False
 
     @classmethod
-    def parse(cls, spec: str | None) -> "Faults":
+    def parse(cls, spec: str | None) -> Faults:
         """Read a spec string such as ``"http500:2,truncate_last_page"``; empty means no faults."""
         values: dict[str, Any] = {}
         for raw in (spec or "").split(","):
@@ -119,7 +120,8 @@ class Faults:
             parts.append(f"xml_code:{self.xml_code}{times}")
         if self.truncate_last_page is not None:
             parts.append(
-                "truncate_last_page" if self.truncate_last_page == 0
+                "truncate_last_page"
+                if self.truncate_last_page == 0
                 else f"truncate_last_page:{self.truncate_last_page}"
             )
         if self.total_count_shift:

@@ -18,20 +18,27 @@ import bisect
 import json
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from datetime import date, timedelta
+from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
 from random import Random
-from typing import Iterable, Sequence
 
 from simulator import vocab
 from simulator.evolution import Evolver, IdentityCases
 
 SOURCE_FIELDS: tuple[str, ...] = (
-    "DMF_PERMIT_NO", "INGR_KOR_NAME", "ENTP_NAME", "MNFCTR_NAME", "MNFCTR_PLACE",
-    "MANUF_COUNTRY_CODE_NM", "DMF_PERMIT_DATE", "BIZRNO", "NOTICE_CODE",
+    "DMF_PERMIT_NO",
+    "INGR_KOR_NAME",
+    "ENTP_NAME",
+    "MNFCTR_NAME",
+    "MNFCTR_PLACE",
+    "MANUF_COUNTRY_CODE_NM",
+    "DMF_PERMIT_DATE",
+    "BIZRNO",
+    "NOTICE_CODE",
 )
 DEFAULT_SEED = 20261129
 DEFAULT_SIZE = 9200
@@ -47,28 +54,60 @@ SU, SU_N, SU_A = "su", "su_n", "su_a"
 ND, ND_N = "nd", "nd_n"
 DASH = "dash"
 DERIVED_FAMILIES = frozenset({OLD5_N, OLD5_A, OLD5_NL, J4_N, J4_A, SU_N, SU_A, ND_N})
-_POOL_OF = {OLD5: OLD5, OLD5_N: OLD5, OLD5_A: OLD5, OLD5_NL: OLD5, J4: J4, J4_N: J4, J4_A: J4,
-            SU: SU, SU_N: SU, SU_A: SU, ND: ND, ND_N: ND}
+_POOL_OF = {
+    OLD5: OLD5,
+    OLD5_N: OLD5,
+    OLD5_A: OLD5,
+    OLD5_NL: OLD5,
+    J4: J4,
+    J4_N: J4,
+    J4_A: J4,
+    SU: SU,
+    SU_N: SU,
+    SU_A: SU,
+    ND: ND,
+    ND_N: ND,
+}
 _STYLE_OF = {OLD5_N: "n", OLD5_A: "a", OLD5_NL: "nl", J4_N: "n", J4_A: "a", SU_N: "n", SU_A: "a", ND_N: "n"}
 
 # Family weights before and after the 4-part `-209/210/211-J-` numbers appeared (2018-05),
 # tuned so that the whole registry has the proportions measured on the real sample.
 _J4_START = date(2018, 5, 1)
-_WEIGHTS_EARLY = {OLD5: 32, OLD5_N: 41, OLD5_A: 1.0, OLD5_NL: 0.4, SU: 12, SU_N: 4, SU_A: 0.8,
-                  ND: 6, ND_N: 0.4}
-_WEIGHTS_LATE = {J4: 29, J4_N: 12, J4_A: 3.4, OLD5: 12, OLD5_N: 15, OLD5_A: 1.2, OLD5_NL: 0.3,
-                 SU: 17, SU_N: 5, SU_A: 1.3, ND: 5, ND_N: 0.4}
+_WEIGHTS_EARLY = {OLD5: 32, OLD5_N: 41, OLD5_A: 1.0, OLD5_NL: 0.4, SU: 12, SU_N: 4, SU_A: 0.8, ND: 6, ND_N: 0.4}
+_WEIGHTS_LATE = {
+    J4: 29,
+    J4_N: 12,
+    J4_A: 3.4,
+    OLD5: 12,
+    OLD5_N: 15,
+    OLD5_A: 1.2,
+    OLD5_NL: 0.3,
+    SU: 17,
+    SU_N: 5,
+    SU_A: 1.3,
+    ND: 5,
+    ND_N: 0.4,
+}
 _FAMILY_CUM_EARLY = (list(_WEIGHTS_EARLY), list(accumulate(_WEIGHTS_EARLY.values())))
 _FAMILY_CUM_LATE = (list(_WEIGHTS_LATE), list(accumulate(_WEIGHTS_LATE.values())))
 
 # Where in the list (fraction of records) which permit dates sit, read off the real dump:
 # a bulk registration on 2005-08-31, then denser and denser years.
 _DATE_ANCHORS: tuple[tuple[float, date], ...] = (
-    (0.000, date(2005, 8, 31)), (0.065, date(2005, 8, 31)), (0.070, date(2007, 1, 15)),
-    (0.085, date(2010, 2, 1)), (0.100, date(2011, 9, 1)), (0.160, date(2012, 12, 1)),
-    (0.210, date(2013, 11, 20)), (0.300, date(2017, 6, 15)), (0.400, date(2019, 8, 10)),
-    (0.500, date(2021, 2, 20)), (0.600, date(2022, 1, 25)), (0.700, date(2023, 11, 15)),
-    (0.800, date(2025, 3, 20)), (0.900, date(2026, 1, 28)),
+    (0.000, date(2005, 8, 31)),
+    (0.065, date(2005, 8, 31)),
+    (0.070, date(2007, 1, 15)),
+    (0.085, date(2010, 2, 1)),
+    (0.100, date(2011, 9, 1)),
+    (0.160, date(2012, 12, 1)),
+    (0.210, date(2013, 11, 20)),
+    (0.300, date(2017, 6, 15)),
+    (0.400, date(2019, 8, 10)),
+    (0.500, date(2021, 2, 20)),
+    (0.600, date(2022, 1, 25)),
+    (0.700, date(2023, 11, 15)),
+    (0.800, date(2025, 3, 20)),
+    (0.900, date(2026, 1, 28)),
 )
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
@@ -130,8 +169,7 @@ def identity_fold(value: str) -> str:
 
 def identity_key(rec: Record) -> tuple[str, str, str, str]:
     """The fallback identity (ingredient, BIZRNO, manufacturer, permit date), strongly folded."""
-    return (identity_fold(rec.ingredient), rec.bizrno, identity_fold(",".join(rec.names)),
-            rec.permit_date.isoformat())
+    return (identity_fold(rec.ingredient), rec.bizrno, identity_fold(",".join(rec.names)), rec.permit_date.isoformat())
 
 
 def _zipf_cum(n: int, exponent: float, offset: float = 2.0) -> list[float]:
@@ -283,8 +321,11 @@ class World:
             for _ in range(size * 3):
                 if len(pool) >= size:
                     break
-                name = (vocab.make_company_name(rng) if country == "대한민국"
-                        else vocab.make_foreign_manufacturer(rng, country))
+                name = (
+                    vocab.make_company_name(rng)
+                    if country == "대한민국"
+                    else vocab.make_foreign_manufacturer(rng, country)
+                )
                 if identity_fold(name) not in folds:
                     folds.add(identity_fold(name))
                     pool[name] = tuple(vocab.make_site(rng, country) for _ in range(rng.choice((1, 1, 1, 2))))
@@ -341,8 +382,9 @@ class World:
             name = name.upper()
         return name, rng.choice(sites)
 
-    def manufacturer_parts(self, rng: Random, company: Company, first_country: str | None,
-                           count: int) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    def manufacturer_parts(
+        self, rng: Random, company: Company, first_country: str | None, count: int
+    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         names: list[str] = []
         places: list[str] = []
         countries: list[str] = []
@@ -423,8 +465,9 @@ class World:
             return "신물질" if roll < 0.92 else ("별표1" if roll < 0.97 else "기타")
         return "별표1" if roll < 0.90 else ("기타" if roll < 0.985 else "신물질")
 
-    def make_record(self, rng: Random, day: date, *, numbered: bool = True, family: str | None = None,
-                    early: bool | None = None) -> Record:
+    def make_record(
+        self, rng: Random, day: date, *, numbered: bool = True, family: str | None = None, early: bool | None = None
+    ) -> Record:
         """A new registration dated `day` with a unique number and a unique fallback identity."""
         if early is None:
             early = day < _J4_START
@@ -443,10 +486,18 @@ class World:
             names, places, countries = self.manufacturer_parts(rng, company, first_country, count)
             names, places = add_texture(rng, names, places, day)
             rec = Record(
-                rid=0, permit_no=None, ingredient=ingredient, applicant=company.name,
-                bizrno=company.bizrno, names=names, places=places, countries=countries,
-                mfr_countries=countries, permit_date=day,
-                notice_code=self.notice_for(rng, family, ingredient), family=None,
+                rid=0,
+                permit_no=None,
+                ingredient=ingredient,
+                applicant=company.name,
+                bizrno=company.bizrno,
+                names=names,
+                places=places,
+                countries=countries,
+                mfr_countries=countries,
+                permit_date=day,
+                notice_code=self.notice_for(rng, family, ingredient),
+                family=None,
             )
             if self.claim_key(rec):
                 break
@@ -470,8 +521,9 @@ def class_letter(cls: int, herbal: bool = False) -> str:
     return "I"
 
 
-def add_texture(rng: Random, names: tuple[str, ...], places: tuple[str, ...],
-                day: date) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def add_texture(
+    rng: Random, names: tuple[str, ...], places: tuple[str, ...], day: date
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Sprinkle the measured noise: trailing/leading/double spaces, CR/LF, trailing commas."""
     n = list(names)
     p = list(places)
@@ -561,14 +613,18 @@ class SyntheticRegistry:
 
     day_count: int | None = None
 
-    def __init__(self, seed: int = DEFAULT_SEED, size: int = DEFAULT_SIZE,
-                 start_date: date = DEFAULT_START_DATE, cases: IdentityCases | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = DEFAULT_SEED,
+        size: int = DEFAULT_SIZE,
+        start_date: date = DEFAULT_START_DATE,
+        cases: IdentityCases | None = None,
+    ) -> None:
         self.seed = seed
         self.size = size
         self.start_date = start_date
         self._world = World(seed, start_date)
-        self._evolver = Evolver(self._world, generate_baseline(self._world, seed, size), seed, start_date,
-                                cases)
+        self._evolver = Evolver(self._world, generate_baseline(self._world, seed, size), seed, start_date, cases)
 
     def date_of(self, day: int) -> date:
         """The as-of date of a day number (day 1 = start_date)."""

@@ -63,8 +63,7 @@ class ReplaySource:
         else:
             raise ValueError("The replay files carry no dates: pass start_date to map dates to days.")
         if not 1 <= day <= self.day_count:
-            raise ValueError(f"No replay file serves {as_of.isoformat()}: "
-                             f"the replay has {self.day_count} day(s).")
+            raise ValueError(f"No replay file serves {as_of.isoformat()}: the replay has {self.day_count} day(s).")
         return day
 
     def truth_for(self, day: int) -> list[dict[str, object]]:

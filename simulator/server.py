@@ -10,6 +10,7 @@ The data comes from a *source*: any object with ``items_for(day) -> list[dict]``
 `StaticSource` below. A loopback control endpoint, ``/_sim/state``, lets one shell steer a
 `dmf sim serve` running in another (GET shows the state, POST ``{"day": ..., "faults": ...}``).
 """
+
 from __future__ import annotations
 
 import json
@@ -88,15 +89,13 @@ def error_xml(code: str) -> bytes:
         "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg>"
         f"<returnAuthMsg>{message}</returnAuthMsg><returnReasonCode>{code}</returnReasonCode>"
         "</cmmMsgHeader></OpenAPI_ServiceResponse>"
-    ).encode("utf-8")
+    ).encode()
 
 
 def _items_xml(items: list[dict]) -> str:
     rows = []
     for item in items:
-        cells = "".join(
-            f"<{key}>{'' if value is None else escape(str(value))}</{key}>" for key, value in item.items()
-        )
+        cells = "".join(f"<{key}>{'' if value is None else escape(str(value))}</{key}>" for key, value in item.items())
         rows.append(f"<item>{cells}</item>")
     return "".join(rows)
 
@@ -188,7 +187,7 @@ class _Handler(BaseHTTPRequestHandler):
     state: _State  # set on the per-server subclass
 
     # The request line holds the service key: never write it anywhere.
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
@@ -215,7 +214,7 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     # -- routing -----------------------------------------------------------------------------
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         parts = urlsplit(self.path)
         if parts.path == CONTROL_PATH:
             if self._control_allowed():
@@ -225,7 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_xml_error("12")
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         if urlsplit(self.path).path != CONTROL_PATH:
             self._send(404, b"not found", "text/plain")
             return
@@ -289,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
                 listing = state.listing()
                 total = len(listing)
                 served_rows = 2 * rows if faults.oversized_page else rows
-                page_items = listing[(page_no - 1) * served_rows: page_no * served_rows]
+                page_items = listing[(page_no - 1) * served_rows : page_no * served_rows]
                 if faults.duplicate_shifting and page_no == 1:
                     state.shift()
         if page_items is None:
@@ -309,17 +308,19 @@ class _Handler(BaseHTTPRequestHandler):
         if (arg("type") or "").lower() != "json":
             self._send(200, _list_xml(page_items, page_no, rows, total), "text/xml;charset=UTF-8")
             return
-        self._send_json({
-            "response": {
-                "header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."},
-                "body": {
-                    "pageNo": page_no,
-                    "numOfRows": rows,
-                    "totalCount": total,
-                    "items": _shape(page_items, faults.items_shape),
-                },
+        self._send_json(
+            {
+                "response": {
+                    "header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."},
+                    "body": {
+                        "pageNo": page_no,
+                        "numOfRows": rows,
+                        "totalCount": total,
+                        "items": _shape(page_items, faults.items_shape),
+                    },
+                }
             }
-        })
+        )
 
 
 def camel_case(name: str) -> str:
@@ -356,7 +357,7 @@ def _list_xml(items: list[dict], page_no: int, rows: int, total: int) -> bytes:
         "<resultCode>00</resultCode><resultMsg>NORMAL SERVICE.</resultMsg></header><body>"
         f"<pageNo>{page_no}</pageNo><totalCount>{total}</totalCount><items>{_items_xml(items)}</items>"
         f"<numOfRows>{rows}</numOfRows></body></response>"
-    ).encode("utf-8")
+    ).encode()
 
 
 def _day_number(source: RegistrySource, day: date | int | str | None) -> int:
@@ -425,8 +426,10 @@ class SimulatorServer:
             handler = type("Handler", (_Handler,), {"state": self._state})
             self._httpd = _Server((self._host, self._port), handler)
             self._thread = threading.Thread(
-                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                name="mfds-simulator", daemon=True,
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name="mfds-simulator",
+                daemon=True,
             )
             self._thread.start()
         return self.base_url
@@ -448,7 +451,7 @@ class SimulatorServer:
         """Inject a new set of faults; transient ones start counting again from their n."""
         self._state.set_faults(_faults(faults))
 
-    def __enter__(self) -> "SimulatorServer":
+    def __enter__(self) -> SimulatorServer:
         self.start()
         return self
 
@@ -473,8 +476,11 @@ def serve(
     """Run the simulator in the foreground until interrupted (`dmf sim serve`)."""
     server = SimulatorServer(source, service_key=service_key, day=day, faults=faults, host=host, port=port)
     base_url = server.start()
-    print(f"MFDS simulator serving {base_url} (day {server.day}); steer it at "
-          f"{base_url.split(SERVICE_PATH)[0]}{CONTROL_PATH}; Ctrl-C stops it.", flush=True)
+    print(
+        f"MFDS simulator serving {base_url} (day {server.day}); steer it at "
+        f"{base_url.split(SERVICE_PATH)[0]}{CONTROL_PATH}; Ctrl-C stops it.",
+        flush=True,
+    )
     try:
         while True:
             time.sleep(3600)
@@ -482,4 +488,3 @@ def serve(
         pass
     finally:
         server.stop()
-

@@ -3,6 +3,7 @@
 Everything here is real: the HTTP server is the project's simulator on 127.0.0.1, the warehouse
 is a DuckDB file in the test's tmp dir, and dlt's working dir lives in that tmp dir too.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -79,8 +80,13 @@ def small_registry(size: int, start_date: date = START_DATE):
 def fast_policy() -> RetryPolicy:
     """Real retry logic with delays small enough for tests."""
     return RetryPolicy(
-        max_retries=3, base_delay_s=0.01, max_delay_s=0.05, retry_after_cap_s=1.0,
-        connect_timeout_s=1.0, read_timeout_s=2.0, max_list_attempts=3,
+        max_retries=3,
+        base_delay_s=0.01,
+        max_delay_s=0.05,
+        retry_after_cap_s=1.0,
+        connect_timeout_s=1.0,
+        read_timeout_s=2.0,
+        max_list_attempts=3,
     )
 
 
@@ -89,11 +95,19 @@ def start_simulator() -> Iterator[Callable[..., SimulatorServer]]:
     """Start a simulator (stopped after the test): `start_simulator(source=None, faults=None, size=1200)`."""
     servers: list[SimulatorServer] = []
 
-    def start(source=None, *, faults: Faults | str | None = None, size: int = 1200,
-              service_key: str = SERVICE_KEY, day: date | int = 1) -> SimulatorServer:
+    def start(
+        source=None,
+        *,
+        faults: Faults | str | None = None,
+        size: int = 1200,
+        service_key: str = SERVICE_KEY,
+        day: date | int = 1,
+    ) -> SimulatorServer:
         server = SimulatorServer(
             source if source is not None else small_registry(size),
-            service_key=service_key, day=day, faults=faults,
+            service_key=service_key,
+            day=day,
+            faults=faults,
         )
         server.start()
         servers.append(server)

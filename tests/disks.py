@@ -4,6 +4,7 @@ Why mounts: a full or read-only disk is only real when the kernel says so (ENOSP
 these tests need root or CAP_SYS_ADMIN, which the project's CI and test machines have. When
 mounting is not permitted the test fails and says so: it is never skipped silently.
 """
+
 from __future__ import annotations
 
 import errno
@@ -18,8 +19,7 @@ import pytest
 
 def _mount(target: Path, options: str) -> None:
     target.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(target)],
-                          capture_output=True, text=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(target)], capture_output=True, text=True)
     if done.returncode != 0:
         pytest.fail(f"these tests mount a tmpfs to get a real ENOSPC/EROFS and could not: {done.stderr.strip()}")
 

@@ -6,6 +6,7 @@ loopback. A case passes only when every test marked with it passed.
 
     .venv/bin/python tests/fault_suite.py [pytest args, e.g. -x]
 """
+
 from __future__ import annotations
 
 import sys

@@ -1,5 +1,6 @@
 """Real receivers on 127.0.0.1 for the delivery tests: an SMTP server (aiosmtpd) that asks for a
 login, and an HTTP webhook receiver (stdlib) that can answer 500 or answer too late."""
+
 from __future__ import annotations
 
 import json
@@ -40,19 +41,25 @@ class SmtpServer:
         self.port = free_port()
 
         def authenticate(server, session, envelope, mechanism, auth_data):
-            ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == self.user \
+            ok = (
+                isinstance(auth_data, LoginPassword)
+                and auth_data.login.decode() == self.user
                 and auth_data.password.decode() == self.password
+            )
             return AuthResult(success=ok)
 
-        self.controller = Controller(self.inbox, hostname=HOST, port=self.port,
-                                     authenticator=authenticate, auth_require_tls=False)
+        self.controller = Controller(
+            self.inbox, hostname=HOST, port=self.port, authenticator=authenticate, auth_require_tls=False
+        )
 
     def url(self, to: str = "ra@example.com", **extra: str) -> str:
-        query = "&".join([f"smtp={HOST}", "mode=insecure", f"to={to}", "from=dmf@example.com"]
-                         + [f"{k}={v}" for k, v in extra.items()])
+        query = "&".join(
+            [f"smtp={HOST}", "mode=insecure", f"to={to}", "from=dmf@example.com"]
+            + [f"{k}={v}" for k, v in extra.items()]
+        )
         return f"mailto://{self.user}:{self.password}@{HOST}:{self.port}?{query}"
 
-    def __enter__(self) -> "SmtpServer":
+    def __enter__(self) -> SmtpServer:
         self.controller.start()
         return self
 
@@ -75,7 +82,7 @@ class WebhookReceiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (stdlib name)
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 try:
                     payload = json.loads(body.decode("utf-8"))
@@ -104,7 +111,7 @@ class WebhookReceiver:
         query = "&".join(f"{k}={v}" for k, v in extra.items())
         return f"json://{user}:{password}@{HOST}:{self.port}/{path}" + (f"?{query}" if query else "")
 
-    def __enter__(self) -> "WebhookReceiver":
+    def __enter__(self) -> WebhookReceiver:
         self._thread.start()
         return self
 

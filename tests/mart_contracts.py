@@ -6,6 +6,7 @@ models/marts/_marts__models.yml); a fixture that writes its own `create table` d
 (it had lost columns and widths already). Reading the YAML, not the manifest, keeps the fixtures
 free of a dbt parse.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,8 +15,10 @@ import duckdb
 import yaml
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
-MART_YAML = (PROJECT_DIR / "models" / "marts" / "_marts__models.yml",
-             PROJECT_DIR / "models" / "marts" / "reporting" / "_reporting__models.yml")
+MART_YAML = (
+    PROJECT_DIR / "models" / "marts" / "_marts__models.yml",
+    PROJECT_DIR / "models" / "marts" / "reporting" / "_reporting__models.yml",
+)
 
 
 def mart_contracts() -> dict[str, list[tuple[str, str]]]:

@@ -1,5 +1,6 @@
 """A dbt model's SQL run by DuckDB directly, for the fixtures that create contract marts by hand:
 they then derive what dbt derives (which load decides a day, the rpt_ models) with the same SQL."""
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,9 @@ def plain_sql(sql: str, schema: str = "marts") -> str:
 
 def build_model(con: duckdb.DuckDBPyConnection, path: Path, schema: str = "marts") -> None:
     """(Re)build one model as a table from its dbt SQL file."""
-    con.execute(f"create or replace table {schema}.{path.stem} as {plain_sql(path.read_text(encoding='utf-8'), schema)}")
+    con.execute(
+        f"create or replace table {schema}.{path.stem} as {plain_sql(path.read_text(encoding='utf-8'), schema)}"
+    )
 
 
 def build_day_decisions(con: duckdb.DuckDBPyConnection, schema: str = "marts") -> None:

@@ -1,5 +1,6 @@
 """Runs the real daily job (`run_day`: load over HTTP from the simulator, dbt build, enrich,
 report) for a sequence of days, for the tests of events, gates and reports."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,8 +9,8 @@ from datetime import date
 
 import duckdb
 
-from settings.config import Settings
 from dmf.run import DayOutcome, run_day
+from settings.config import Settings
 from simulator.server import SimulatorServer
 
 

@@ -1,18 +1,18 @@
 """The ten degradation cases of design §2.5: whatever agy does, enrich_day returns a value,
 records a run the report can show (status + badge), and never raises."""
+
 from __future__ import annotations
 
 import json
 import os
 import time
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
 from enrich.badges import BADGE_TEXT
 from enrich.daily import enrich_day
-from fake_agy.support import (Marts, fake_calls, fake_env, make_settings, query, sample_events,
-                              signal, unmatched_term)
+from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal, unmatched_term
 from settings.config import today_in_seoul
 
 DAY = date(2026, 10, 8)
@@ -25,19 +25,27 @@ def day(tmp_path):
         settings = make_settings(tmp_path, config=config, **kwargs)
         Marts(settings.duckdb_path).add_day(DAY, sample_events(DAY, 6), [signal()], [unmatched_term()])
         return settings
+
     return build
 
 
 def latest_run(settings):
-    rows = query(settings, "select status, skip_reason, badge, headline from enrichment.enrichment_run "
-                           "where as_of_date = ? order by created_at desc limit 1", [DAY])
+    rows = query(
+        settings,
+        "select status, skip_reason, badge, headline from enrichment.enrichment_run "
+        "where as_of_date = ? order by created_at desc limit 1",
+        [DAY],
+    )
     assert rows, "every outcome must leave a run row for the report"
     return rows[0]
 
 
 def calls(settings):
-    return query(settings, "select status, error_kind, effort, schema_valid, error, transport "
-                           "from enrichment.agy_calls order by started_at, attempt")
+    return query(
+        settings,
+        "select status, error_kind, effort, schema_valid, error, transport "
+        "from enrichment.agy_calls order by started_at, attempt",
+    )
 
 
 def test_missing_binary_is_launch_failed(day, tmp_path, monkeypatch):
@@ -56,7 +64,7 @@ def test_exit_one_with_error_envelope_fails_softly(day, tmp_path, monkeypatch):
     outcome = enrich_day(settings, DAY)
     assert not outcome.ok and outcome.skip_reason == "agy_error"
     assert latest_run(settings)[0] == "FAILED"
-    assert len(fake_calls(log)) == 2          # an unclassified error is retried once, no more
+    assert len(fake_calls(log)) == 2  # an unclassified error is retried once, no more
     assert all(c[0] == "ERROR" for c in calls(settings))
 
 
@@ -115,8 +123,9 @@ def test_enum_violation_then_good_answer_succeeds_on_retry(day, tmp_path, monkey
 def test_token_cap_prevents_the_call(day, tmp_path, monkeypatch):
     log = fake_env(monkeypatch, tmp_path)
     settings = day()
-    (settings.state_dir / "agy_budget.json").write_text(json.dumps(
-        {"day": today_in_seoul().isoformat(), "calls": 0, "tokens": 300_000}), encoding="utf-8")
+    (settings.state_dir / "agy_budget.json").write_text(
+        json.dumps({"day": today_in_seoul().isoformat(), "calls": 0, "tokens": 300_000}), encoding="utf-8"
+    )
     outcome = enrich_day(settings, DAY)
     assert (outcome.status, outcome.skip_reason) == ("SKIPPED", "token_cap")
     assert fake_calls(log) == []
@@ -126,8 +135,9 @@ def test_token_cap_prevents_the_call(day, tmp_path, monkeypatch):
 def test_call_cap_prevents_the_call(day, tmp_path, monkeypatch):
     log = fake_env(monkeypatch, tmp_path)
     settings = day()
-    (settings.state_dir / "agy_budget.json").write_text(json.dumps(
-        {"day": today_in_seoul().isoformat(), "calls": 4, "tokens": 0}), encoding="utf-8")
+    (settings.state_dir / "agy_budget.json").write_text(
+        json.dumps({"day": today_in_seoul().isoformat(), "calls": 4, "tokens": 0}), encoding="utf-8"
+    )
     assert enrich_day(settings, DAY).skip_reason == "call_cap"
     assert fake_calls(log) == []
 
@@ -135,9 +145,12 @@ def test_call_cap_prevents_the_call(day, tmp_path, monkeypatch):
 def test_open_circuit_prevents_the_call(day, tmp_path, monkeypatch):
     log = fake_env(monkeypatch, tmp_path)
     settings = day()
-    (settings.state_dir / "agy_circuit.json").write_text(json.dumps(
-        {"state": "OPEN", "failures": 3, "opened_at": datetime.now(timezone.utc).isoformat(),
-         "last_error_kind": "timeout"}), encoding="utf-8")
+    (settings.state_dir / "agy_circuit.json").write_text(
+        json.dumps(
+            {"state": "OPEN", "failures": 3, "opened_at": datetime.now(UTC).isoformat(), "last_error_kind": "timeout"}
+        ),
+        encoding="utf-8",
+    )
     outcome = enrich_day(settings, DAY)
     assert (outcome.status, outcome.skip_reason) == ("SKIPPED", "circuit_open")
     assert fake_calls(log) == []
@@ -155,11 +168,11 @@ def test_non_json_stdout_is_invalid(day, tmp_path, monkeypatch):
 def test_cp949_stdout_is_absorbed_without_exception(day, tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path, "cp949")
     settings = day()
-    outcome = enrich_day(settings, DAY)           # must not raise
+    outcome = enrich_day(settings, DAY)  # must not raise
     assert outcome.status in ("OK", "FAILED")
     assert latest_run(settings)[0] == outcome.status
     if outcome.ok:
-        assert "\ufffd" in latest_run(settings)[3]   # undecodable bytes became U+FFFD
+        assert "\ufffd" in latest_run(settings)[3]  # undecodable bytes became U+FFFD
 
 
 def test_quota_opens_the_circuit_and_next_day_makes_no_call(tmp_path, monkeypatch):
@@ -171,7 +184,7 @@ def test_quota_opens_the_circuit_and_next_day_makes_no_call(tmp_path, monkeypatc
     marts.add_day(nxt, sample_events(nxt, 4))
     first = enrich_day(settings, DAY)
     assert (first.status, first.skip_reason) == ("SKIPPED", "quota")
-    assert len(fake_calls(log)) == 1              # quota is never retried
+    assert len(fake_calls(log)) == 1  # quota is never retried
     state = json.loads((settings.state_dir / "agy_circuit.json").read_text())
     assert state["state"] == "OPEN" and state["last_error_kind"] == "quota"
     second = enrich_day(settings, nxt)

@@ -2,6 +2,7 @@
 `dmf demo` puts it (data/demo/dmf.duckdb), built by the real pipeline: the check command shows
 every row, a seed edit is one command away from its effect, and malformed edits fail with one
 line naming the file, the line, the value and what is allowed."""
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,16 @@ def more_kinds(days: dict) -> dict:
     for record in day_2:
         if record["DMF_PERMIT_NO"] == "20050831-18-C-97-02":
             record["MNFCTR_NAME"] = (record["MNFCTR_NAME"] or "x").upper()
-    day_2.append(dict(day_2[2], DMF_PERMIT_NO="20261009-14-B-9002", DMF_PERMIT_DATE="2026-10-09",
-                      ENTP_NAME="(주)다른신청인", BIZRNO="9998887775", INGR_KOR_NAME="테스트성분염산염"))
+    day_2.append(
+        dict(
+            day_2[2],
+            DMF_PERMIT_NO="20261009-14-B-9002",
+            DMF_PERMIT_DATE="2026-10-09",
+            ENTP_NAME="(주)다른신청인",
+            BIZRNO="9998887775",
+            INGR_KOR_NAME="테스트성분염산염",
+        )
+    )
     return {DAY_1: days[DAY_1], DAY_2: day_2}
 
 
@@ -54,8 +63,7 @@ def project(real_data_dir, tmp_path_factory) -> Path:
     try:
         build_root = tmp_path_factory.mktemp("analyst_build")
         settings = settings_in(build_root)
-        run_days(settings, DaysSource(more_kinds(two_days(real_data_dir))), [(DAY_1, None), (DAY_2, None)],
-                 SERVICE_KEY)
+        run_days(settings, DaysSource(more_kinds(two_days(real_data_dir))), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
     finally:
         mp.undo()
     shutil.copy(settings.duckdb_path, root / "data" / "demo" / "dmf.duckdb")
@@ -64,14 +72,16 @@ def project(real_data_dir, tmp_path_factory) -> Path:
 
 def run_block(project: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-    return subprocess.run(["bash", "-ec", analyst_block()], cwd=project, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        ["bash", "-ec", analyst_block()], cwd=project, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def groups(project: Path) -> list[tuple]:
     with duckdb.connect(str(project / "data" / "demo" / "dmf.duckdb"), read_only=True) as con:
-        return con.execute("select severity, event_type, count(*) from marts.dmf_events "
-                           "group by all order by all").fetchall()
+        return con.execute(
+            "select severity, event_type, count(*) from marts.dmf_events group by all order by all"
+        ).fetchall()
 
 
 def shown_rows(stdout: str) -> list[tuple]:
@@ -105,12 +115,24 @@ def test_a_rule_edit_is_one_command_from_its_effect(project):
 
 
 MALFORMED = [
-    ("severity_rules.csv", "40,WITHDRAWN,,,,,HIGH,", "40,WITHDRAWN,,,,,URGENT,",
-     "seeds/severity_rules.csv line {line}: severity 'URGENT' is not allowed; use one of CRITICAL, HIGH, MEDIUM, INFO, COSMETIC"),
-    ("severity_rules.csv", "150,NEW,,,,,INFO,", "fifteen,NEW,,,,,INFO,",
-     "seeds/severity_rules.csv line {line}: priority 'fifteen' is not a whole number"),
-    ("watchlist.csv", "manufacturer,Zhejiang Huahai,", "company,Zhejiang Huahai,",
-     "seeds/watchlist.csv line {line}: term_kind 'company' is not allowed; use one of ingredient, applicant, manufacturer"),
+    (
+        "severity_rules.csv",
+        "40,WITHDRAWN,,,,,HIGH,",
+        "40,WITHDRAWN,,,,,URGENT,",
+        "seeds/severity_rules.csv line {line}: severity 'URGENT' is not allowed; use one of CRITICAL, HIGH, MEDIUM, INFO, COSMETIC",
+    ),
+    (
+        "severity_rules.csv",
+        "150,NEW,,,,,INFO,",
+        "fifteen,NEW,,,,,INFO,",
+        "seeds/severity_rules.csv line {line}: priority 'fifteen' is not a whole number",
+    ),
+    (
+        "watchlist.csv",
+        "manufacturer,Zhejiang Huahai,",
+        "company,Zhejiang Huahai,",
+        "seeds/watchlist.csv line {line}: term_kind 'company' is not allowed; use one of ingredient, applicant, manufacturer",
+    ),
 ]
 
 
@@ -131,8 +153,9 @@ raise SystemExit(cli.main(["build"]))
 
 
 @pytest.mark.parametrize("seed,before,after,message", MALFORMED)
-def test_a_malformed_seed_edit_is_one_line_in_seeds_check_build_and_the_log(project, tmp_path,
-                                                                            seed, before, after, message):
+def test_a_malformed_seed_edit_is_one_line_in_seeds_check_build_and_the_log(
+    project, tmp_path, seed, before, after, message
+):
     path = project / "seeds" / seed
     original = path.read_text(encoding="utf-8")
     assert before in original
@@ -140,14 +163,26 @@ def test_a_malformed_seed_edit_is_one_line_in_seeds_check_build_and_the_log(proj
     path.write_text(original.replace(before, after), encoding="utf-8")
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-        check = subprocess.run([str(project / ".venv" / "bin" / "dmf"), "seeds", "check"], cwd=project,
-                               env=env, capture_output=True, text=True, timeout=120)
+        check = subprocess.run(
+            [str(project / ".venv" / "bin" / "dmf"), "seeds", "check"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert check.returncode == 1
         assert check.stdout.strip() == message
 
         env.update(DMF_STATE_DIR=str(tmp_path / "state"), DMF_DUCKDB_PATH=str(tmp_path / "dmf.duckdb"))
-        build = subprocess.run([str(project / ".venv" / "bin" / "python"), "-c", BUILD_ON_COPY, str(project)],
-                               cwd=PROJECT, env=env, capture_output=True, text=True, timeout=120)
+        build = subprocess.run(
+            [str(project / ".venv" / "bin" / "python"), "-c", BUILD_ON_COPY, str(project)],
+            cwd=PROJECT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert build.returncode == 1
         assert build.stderr.count("\n") == 1 and build.stderr.startswith(f"dmf: {message}"), build.stderr
         assert message in (tmp_path / "state" / "logs" / "dmf.log").read_text(encoding="utf-8")

@@ -1,6 +1,7 @@
 """`dmf backfill PATH`: dated dumps imported through the live writer give exactly the events of
 the same days loaded one by one (a gate-rejected day included); published days never change
 silently; broken dumps are refused in one line before anything is written."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,10 +14,10 @@ import pytest
 
 from conftest import SERVICE_KEY, small_registry
 from dmf.backfill import backfill
-from settings.config import Settings, load_settings
 from dmf.status import day_statuses
-from simulator.replay import write_replay
 from scenarios import DaysSource, query, run_days
+from settings.config import Settings, load_settings
+from simulator.replay import write_replay
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -27,7 +28,9 @@ COLLAPSED = DAYS[2]  # every manufacturer null: field_fill_collapse rejects it
 
 def _settings(root: Path) -> Settings:
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     return dataclasses.replace(settings, agy_binary="/nonexistent/agy")
 
@@ -45,16 +48,20 @@ def _published(settings: Settings, *, with_load_id: bool) -> str:
     tables = {}
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         for table in ("dmf_events", "dmf_event_field_changes", "dmf_loads"):
-            columns = [row[0] for row in con.execute(
-                "select column_name from information_schema.columns where table_schema = 'marts' "
-                "and table_name = ? order by ordinal_position", [table]).fetchall()]
+            columns = [
+                row[0]
+                for row in con.execute(
+                    "select column_name from information_schema.columns where table_schema = 'marts' "
+                    "and table_name = ? order by ordinal_position",
+                    [table],
+                ).fetchall()
+            ]
             if table == "dmf_loads":
                 columns = ["as_of_date", "verdict", "is_baseline", "previous_accepted_as_of", "reason"]
             elif not with_load_id:
                 columns = [c for c in columns if c != "load_id"]
             rows = con.execute(f"select {', '.join(columns)} from marts.{table}").fetchall()
-            tables[table] = sorted(json.dumps(dict(zip(columns, row)), ensure_ascii=False, default=str)
-                                   for row in rows)
+            tables[table] = sorted(json.dumps(dict(zip(columns, row)), ensure_ascii=False, default=str) for row in rows)
     return json.dumps(tables, ensure_ascii=False, indent=0)
 
 
@@ -65,8 +72,9 @@ def _day_rows(settings: Settings, day: date) -> str:
         for table in ("dmf_events", "dmf_event_field_changes"):
             cursor = con.execute(f"select * from marts.{table} where as_of_date = ?", [day])
             names = [d[0] for d in cursor.description]
-            out += sorted(json.dumps(dict(zip(names, row)), ensure_ascii=False, default=str)
-                          for row in cursor.fetchall())
+            out += sorted(
+                json.dumps(dict(zip(names, row)), ensure_ascii=False, default=str) for row in cursor.fetchall()
+            )
     return "\n".join(out)
 
 
@@ -77,8 +85,7 @@ def day_by_day(tmp_path_factory):
     return settings, outcomes
 
 
-def test_backfill_gives_the_same_events_and_field_changes_as_loading_the_days_one_by_one(
-        day_by_day, tmp_path, capsys):
+def test_backfill_gives_the_same_events_and_field_changes_as_loading_the_days_one_by_one(day_by_day, tmp_path, capsys):
     settings_live, outcomes = day_by_day
     assert [o.exit_code for o in outcomes] == [0, 0, 2, 0, 0]  # the collapsed day was rejected
     settings = _settings(tmp_path / "warehouse")
@@ -91,8 +98,9 @@ def test_backfill_gives_the_same_events_and_field_changes_as_loading_the_days_on
 
     assert _published(settings, with_load_id=False) == _published(settings_live, with_load_id=False)
     # The day after the rejected one was judged against the last accepted day, not the rejected one.
-    assert query(settings, "select verdict, previous_accepted_as_of from marts.dmf_loads where as_of_date = ?",
-                 [DAYS[3]]) == [("accepted", DAYS[1])]
+    assert query(
+        settings, "select verdict, previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[3]]
+    ) == [("accepted", DAYS[1])]
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date > ?", [DAYS[1]])[0][0] > 0
 
     # After a gate rejection the advice is a person's acceptance, never a live load of the past day.

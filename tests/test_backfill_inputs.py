@@ -1,6 +1,7 @@
 """`dmf backfill PATH` refuses a missing path, undated or future files and broken dumps in one
 line, exit 1, before anything is written; the API-pages form reads exactly like the JSON Lines
 form of the same day (both through the live parser and key audit)."""
+
 from __future__ import annotations
 
 import json
@@ -10,12 +11,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import SERVICE_KEY, small_registry
-from test_cli_inputs import _refused, env, no_network  # noqa: F401  (fixtures)
 
-from settings.config import today_in_seoul
+from conftest import SERVICE_KEY, small_registry
 from pipelines.mfds.dumps import Dump, date_in_name, read_dump
+from settings.config import today_in_seoul
 from simulator.replay import write_replay
+from test_cli_inputs import _refused, env, no_network  # noqa: F401  (fixtures)
 
 DAY = date(2026, 11, 2)
 
@@ -39,16 +40,20 @@ def _assert_nothing_written(env: Path) -> None:
     assert not (env / "state" / "dlt").exists()
 
 
-@pytest.mark.parametrize(("text", "named"), [
-    ("{not json\n", ":1: not JSON"),
-    (None, ":3: not JSON"),  # a broken line in the middle
-    (None, ":6: the last line ends in the middle of a record; the file is truncated"),
-    ('["a list"]\n', ":1: a JSON list, not an object"),
-    ("", ": holds no record"),
-    (None, ":2: the item keys do not fit the declared schema (unknown dmfPermitNo)"),
-])
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("{not json\n", ":1: not JSON"),
+        (None, ":3: not JSON"),  # a broken line in the middle
+        (None, ":6: the last line ends in the middle of a record; the file is truncated"),
+        ('["a list"]\n', ":1: a JSON list, not an object"),
+        ("", ": holds no record"),
+        (None, ":2: the item keys do not fit the declared schema (unknown dmfPermitNo)"),
+    ],
+)
 def test_a_broken_jsonl_dump_is_refused_naming_the_file_and_line_and_nothing_is_written(
-        env, no_network, capsys, text, named):
+    env, no_network, capsys, text, named
+):
     items = _items()
     if text is None and "middle" in named:
         text = _lines(items) + json.dumps(items[0], ensure_ascii=False)[:40]
@@ -65,16 +70,28 @@ def test_a_broken_jsonl_dump_is_refused_naming_the_file_and_line_and_nothing_is_
     assert no_network == []
 
 
-@pytest.mark.parametrize(("setup", "named"), [
-    (lambda root: root / "missing", "does not exist"),
-    (lambda root: _write(root / "d" / "notes.jsonl", "{}\n").parent, "holds no dated dump"),
-    (lambda root: _write(root / "d" / "latest.jsonl", "{}\n"), "the file name carries no date"),
-    (lambda root: _write(root / "d" / "20261345.jsonl", "{}\n").parent, "'20261345' in the file name is not a date"),
-    (lambda root: _write(root / "d" / f"{today_in_seoul() + timedelta(days=1):%Y%m%d}.jsonl", "{}\n").parent,
-     "is after today in Seoul"),
-    (lambda root: [_write(root / "d" / "2026-11-01.jsonl", "{}\n"), _write(root / "d" / "20261101.json", "[]")][0].parent,
-     "are both dated 2026-11-01"),
-])
+@pytest.mark.parametrize(
+    ("setup", "named"),
+    [
+        (lambda root: root / "missing", "does not exist"),
+        (lambda root: _write(root / "d" / "notes.jsonl", "{}\n").parent, "holds no dated dump"),
+        (lambda root: _write(root / "d" / "latest.jsonl", "{}\n"), "the file name carries no date"),
+        (
+            lambda root: _write(root / "d" / "20261345.jsonl", "{}\n").parent,
+            "'20261345' in the file name is not a date",
+        ),
+        (
+            lambda root: _write(root / "d" / f"{today_in_seoul() + timedelta(days=1):%Y%m%d}.jsonl", "{}\n").parent,
+            "is after today in Seoul",
+        ),
+        (
+            lambda root: (
+                [_write(root / "d" / "2026-11-01.jsonl", "{}\n"), _write(root / "d" / "20261101.json", "[]")][0].parent
+            ),
+            "are both dated 2026-11-01",
+        ),
+    ],
+)
 def test_a_path_without_usable_dated_dumps_is_refused_in_one_line(env, no_network, capsys, setup, named):
     err = _refused(capsys, ["backfill", str(setup(env))])
     assert named in err, err
@@ -94,8 +111,10 @@ def _pages(simulator_url: str, rows: int) -> list[dict]:
     with httpx.Client() as client:
         page_no, last = 1, 1
         while page_no <= last:
-            answer = client.get(f"{simulator_url}/getMdcDmfList01", params={
-                "serviceKey": SERVICE_KEY, "pageNo": page_no, "numOfRows": rows, "type": "json"}).json()
+            answer = client.get(
+                f"{simulator_url}/getMdcDmfList01",
+                params={"serviceKey": SERVICE_KEY, "pageNo": page_no, "numOfRows": rows, "type": "json"},
+            ).json()
             last = math.ceil(answer["response"]["body"]["totalCount"] / rows)
             pages.append(answer)
             page_no += 1
@@ -113,19 +132,43 @@ def test_the_api_pages_form_reads_exactly_like_the_jsonl_form_of_the_same_day(tm
     assert from_pages.rows == from_lines.rows  # positions, pages, repeat counts and every value
 
 
-@pytest.mark.parametrize(("damage", "named"), [
-    (lambda pages: pages[:2], "2 page(s) with 1,000 items, but totalCount 1,200 needs 3 page(s)"),
-    (lambda pages: [pages[0], pages[2], pages[1]], "page 2 says pageNo 3"),
-    (lambda pages: [pages[0], {**pages[1], "response": {**pages[1]["response"], "body": {
-        **pages[1]["response"]["body"], "items": {"item": pages[1]["response"]["body"]["items"]["item"][:499]}}}},
-        pages[2]], "page 2 holds 499 of its 500 items"),
-    (lambda pages: [pages[0], {"response": {"header": {"resultCode": "22"}, "body": {}}}, pages[2]],
-     "page 2: "),
-    (lambda pages: [pages[0], {**pages[1], "response": {**pages[1]["response"], "body": {
-        **pages[1]["response"]["body"], "totalCount": 1201}}}, pages[2]], "the totalCount differs between pages"),
-])
-def test_a_broken_api_pages_dump_is_refused_naming_the_file_and_page(
-        env, capsys, start_simulator, damage, named):
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        (lambda pages: pages[:2], "2 page(s) with 1,000 items, but totalCount 1,200 needs 3 page(s)"),
+        (lambda pages: [pages[0], pages[2], pages[1]], "page 2 says pageNo 3"),
+        (
+            lambda pages: [
+                pages[0],
+                {
+                    **pages[1],
+                    "response": {
+                        **pages[1]["response"],
+                        "body": {
+                            **pages[1]["response"]["body"],
+                            "items": {"item": pages[1]["response"]["body"]["items"]["item"][:499]},
+                        },
+                    },
+                },
+                pages[2],
+            ],
+            "page 2 holds 499 of its 500 items",
+        ),
+        (lambda pages: [pages[0], {"response": {"header": {"resultCode": "22"}, "body": {}}}, pages[2]], "page 2: "),
+        (
+            lambda pages: [
+                pages[0],
+                {
+                    **pages[1],
+                    "response": {**pages[1]["response"], "body": {**pages[1]["response"]["body"], "totalCount": 1201}},
+                },
+                pages[2],
+            ],
+            "the totalCount differs between pages",
+        ),
+    ],
+)
+def test_a_broken_api_pages_dump_is_refused_naming_the_file_and_page(env, capsys, start_simulator, damage, named):
     pages = _pages(start_simulator().base_url, 500)
     assert pages[1]["response"]["body"]["items"]["item"]  # the simulator's default items shape
     _write(env / "dumps" / "2026-11-02.json", json.dumps(damage(pages), ensure_ascii=False))
@@ -135,7 +178,8 @@ def test_a_broken_api_pages_dump_is_refused_naming_the_file_and_page(
 
 
 def test_a_real_dump_is_stored_by_the_live_writer_with_every_value_byte_for_byte(
-        tmp_settings, real_data_dir, real_sample):
+    tmp_settings, real_data_dir, real_sample
+):
     """The import step of `dmf backfill` (read_dump, then the live writer) on the real sample."""
     import duckdb
 
@@ -144,14 +188,17 @@ def test_a_real_dump_is_stored_by_the_live_writer_with_every_value_byte_for_byte
     from pipelines.mfds.load import new_load_id, ready_pipeline, write_load
     from pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
 
-    dump, = find_dumps(real_data_dir / "sample_2026-10-08.jsonl", today_in_seoul())
+    (dump,) = find_dumps(real_data_dir / "sample_2026-10-08.jsonl", today_in_seoul())
     assert dump.as_of == date(2026, 10, 8)
     result, load_id, results = read_dump(dump), new_load_id(), []
     source = mfds_dump_source(as_of=dump.as_of, load_id=load_id, read=lambda: result, on_result=results.append)
     outcome = write_load(tmp_settings, ready_pipeline(tmp_settings, dump.as_of), source, results, dump.as_of, load_id)
     assert (outcome.fetch_status, outcome.total_count, outcome.distinct_count) == ("complete", 367, 367)
     with duckdb.connect(str(tmp_settings.duckdb_path)) as con:
-        rows = con.execute(f"select {', '.join(COLUMN_NAMES)} from mfds_raw.dmf_items "
-                           "where load_id = ? order by item_position", [load_id]).fetchall()
+        rows = con.execute(
+            f"select {', '.join(COLUMN_NAMES)} from mfds_raw.dmf_items where load_id = ? order by item_position",
+            [load_id],
+        ).fetchall()
     assert [dict(zip(SOURCE_FIELDS, row)) for row in rows] == [
-        {name: record[name] for name in SOURCE_FIELDS} for record in real_sample]
+        {name: record[name] for name in SOURCE_FIELDS} for record in real_sample
+    ]

@@ -1,4 +1,5 @@
 """The `dmf` command as cron and people meet it: exit codes and one-line errors."""
+
 from __future__ import annotations
 
 import os
@@ -13,10 +14,16 @@ PROJECT = Path(__file__).resolve().parents[1]
 
 def dmf(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_", "FAKE_AGY"))}
-    base.update(DMF_DUCKDB_PATH=str(tmp_path / "dmf.duckdb"), DMF_STATE_DIR=str(tmp_path / "state"),
-                DMF_REPORTS_DIR=str(tmp_path / "reports"), HOME=str(tmp_path / "home"), **env)
-    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=base,
-                          capture_output=True, text=True, timeout=120)
+    base.update(
+        DMF_DUCKDB_PATH=str(tmp_path / "dmf.duckdb"),
+        DMF_STATE_DIR=str(tmp_path / "state"),
+        DMF_REPORTS_DIR=str(tmp_path / "reports"),
+        HOME=str(tmp_path / "home"),
+        **env,
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=base, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_a_bad_date_is_one_line_and_exit_1_not_the_gate_code(tmp_path):

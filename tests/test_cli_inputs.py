@@ -5,20 +5,21 @@ cron would give it. Sockets and httpx clients are replaced by recorders that ref
 refusal that came too late (after a connection attempt) fails the test instead of reaching
 any address: nothing here can send a packet anywhere, loopback included, unless a test says so.
 """
+
 from __future__ import annotations
 
 import socket
-from datetime import date, timedelta
 from collections.abc import Iterator
+from datetime import date, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
-from conftest import SERVICE_KEY, START_DATE
 
+from conftest import SERVICE_KEY, START_DATE
 from dmf.cli import main
-from settings.config import today_in_seoul
 from scenarios import query
+from settings.config import today_in_seoul
 
 PASSWORD = "pa55-Hunter2-xyz"
 
@@ -43,6 +44,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def _refuse(*args, **kwargs):
             attempts.append(f"{what}{args[1:2] or args[:1]}")
             raise OSError(f"test forbids {what}")
+
         return _refuse
 
     monkeypatch.setattr(socket.socket, "connect", refuse("connect"))
@@ -62,7 +64,7 @@ def _refused(capsys, argv: list[str]) -> str:
     return err
 
 
-@pytest.mark.fault('`--as-of 0001-01-01` or `9999-12-31`')
+@pytest.mark.fault("`--as-of 0001-01-01` or `9999-12-31`")
 @pytest.mark.parametrize("as_of", ["0001-01-01", "1999-12-31", "9999-12-31"])
 def test_an_as_of_outside_2000_to_today_is_refused_and_nothing_is_written(env, no_network, capsys, as_of):
     """--as-of before 2000 or after today in Seoul: one line, exit 1, nothing written."""
@@ -73,7 +75,7 @@ def test_an_as_of_outside_2000_to_today_is_refused_and_nothing_is_written(env, n
     assert no_network == []
 
 
-@pytest.mark.fault('`--as-of 0001-01-01` or `9999-12-31`')
+@pytest.mark.fault("`--as-of 0001-01-01` or `9999-12-31`")
 def test_tomorrow_in_seoul_is_refused_for_every_dated_command(env, no_network, capsys):
     """Tomorrow in Seoul is refused by every dated command."""
     tomorrow = (today_in_seoul() + timedelta(days=1)).isoformat()
@@ -84,24 +86,30 @@ def test_tomorrow_in_seoul_is_refused_for_every_dated_command(env, no_network, c
     assert no_network == []
 
 
-@pytest.mark.parametrize(("url", "named"), [
-    ("http://169.254.169.254/latest/meta-data", "cloud metadata address (169.254.169.254)"),
-    ("https://169.254.169.254/x", "cloud metadata address (169.254.169.254)"),
-    ("http://[fd00:ec2::254]/x", "cloud metadata address (fd00:ec2::254)"),
-    ("https://metadata.google.internal/computeMetadata/v1", "cloud metadata address (metadata.google.internal)"),
-    ("http://metadata/x", "cloud metadata address (metadata)"),
-    ("http://2852039166/x", "cloud metadata address (2852039166)"),
-    ("http://[::ffff:169.254.169.254]/x", "cloud metadata address"),
-    ("https://169.254.10.20/x", "link-local address (169.254.10.20)"),
-    ("https://[fe80::1]/x", "link-local address (fe80::1)"),
-    ("https://10.1.2.3/x", "private address 10.1.2.3"),
-    ("https://172.16.0.9/x", "private address 172.16.0.9"),
-    ("https://192.168.1.10/x", "private address 192.168.1.10"),
-    ("https://[fc00::5]/x", "private address fc00::5"),
-    ("http://apis.data.go.kr/1471000/MdcDmfInfoService01", "(http://apis.data.go.kr/1471000/MdcDmfInfoService01) is plain http"),
-    ("ftp://apis.data.go.kr/x", "is not an http(s) URL"),
-])
-@pytest.mark.fault('`MFDS_API_BASE_URL=http://169.254.169.254/...` or any plain-http host')
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("http://169.254.169.254/latest/meta-data", "cloud metadata address (169.254.169.254)"),
+        ("https://169.254.169.254/x", "cloud metadata address (169.254.169.254)"),
+        ("http://[fd00:ec2::254]/x", "cloud metadata address (fd00:ec2::254)"),
+        ("https://metadata.google.internal/computeMetadata/v1", "cloud metadata address (metadata.google.internal)"),
+        ("http://metadata/x", "cloud metadata address (metadata)"),
+        ("http://2852039166/x", "cloud metadata address (2852039166)"),
+        ("http://[::ffff:169.254.169.254]/x", "cloud metadata address"),
+        ("https://169.254.10.20/x", "link-local address (169.254.10.20)"),
+        ("https://[fe80::1]/x", "link-local address (fe80::1)"),
+        ("https://10.1.2.3/x", "private address 10.1.2.3"),
+        ("https://172.16.0.9/x", "private address 172.16.0.9"),
+        ("https://192.168.1.10/x", "private address 192.168.1.10"),
+        ("https://[fc00::5]/x", "private address fc00::5"),
+        (
+            "http://apis.data.go.kr/1471000/MdcDmfInfoService01",
+            "(http://apis.data.go.kr/1471000/MdcDmfInfoService01) is plain http",
+        ),
+        ("ftp://apis.data.go.kr/x", "is not an http(s) URL"),
+    ],
+)
+@pytest.mark.fault("`MFDS_API_BASE_URL=http://169.254.169.254/...` or any plain-http host")
 @pytest.mark.parametrize("command", ["run", "load"])
 def test_a_base_url_that_must_not_be_reached_is_refused_before_any_connection(
     env, no_network, capsys, monkeypatch, url, named, command
@@ -115,12 +123,15 @@ def test_a_base_url_that_must_not_be_reached_is_refused_before_any_connection(
     assert not (env / "data" / "dmf.duckdb").exists()
 
 
-@pytest.mark.parametrize("url", [
-    f"https://ra-team:{PASSWORD}@apis.data.go.kr/1471000/MdcDmfInfoService01",
-    f"http://ra-team:{PASSWORD}@127.0.0.1:8089/x",
-    f"https://:{PASSWORD}@apis.data.go.kr/x",
-])
-@pytest.mark.fault('a base URL with `user:password@`')
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"https://ra-team:{PASSWORD}@apis.data.go.kr/1471000/MdcDmfInfoService01",
+        f"http://ra-team:{PASSWORD}@127.0.0.1:8089/x",
+        f"https://:{PASSWORD}@apis.data.go.kr/x",
+    ],
+)
+@pytest.mark.fault("a base URL with `user:password@`")
 def test_credentials_in_the_url_are_refused_and_never_shown_or_stored(env, no_network, capsys, monkeypatch, url):
     """Credentials in the URL: refused in one line that never shows them; nothing stored."""
     monkeypatch.setenv("MFDS_API_BASE_URL", url)
@@ -133,14 +144,14 @@ def test_credentials_in_the_url_are_refused_and_never_shown_or_stored(env, no_ne
     assert PASSWORD.encode() not in logged
 
 
-@pytest.mark.fault('`MFDS_API_BASE_URL=http://169.254.169.254/...` or any plain-http host')
+@pytest.mark.fault("`MFDS_API_BASE_URL=http://169.254.169.254/...` or any plain-http host")
 def test_the_loader_itself_refuses_a_metadata_url_when_called_without_the_cli(tmp_settings, no_network):
     """Defence in depth: load_day and fetch_registry judge the URL whoever calls them."""
     import dataclasses
 
-    from settings.errors import ConfigError
     from pipelines.mfds.helpers import fetch_registry
     from pipelines.mfds.load import load_day
+    from settings.errors import ConfigError
 
     settings = dataclasses.replace(tmp_settings, api_base_url="http://169.254.169.254/latest")
     with pytest.raises(ConfigError, match="cloud metadata"):
@@ -164,7 +175,7 @@ def test_a_private_mirror_named_in_the_allowed_hosts_passes_the_url_check():
     assert base_url_problem("http://[::1]:8089/x") is None
 
 
-@pytest.mark.fault('`DMF_STATE_DIR` pointing at a file')
+@pytest.mark.fault("`DMF_STATE_DIR` pointing at a file")
 @pytest.mark.parametrize("setting", ["DMF_STATE_DIR", "DMF_DUCKDB_PATH", "DMF_REPORTS_DIR"])
 def test_a_path_setting_that_is_a_file_is_named_in_one_line(env, no_network, capsys, monkeypatch, setting):
     """A state, warehouse or reports path that is a file, cannot be created or is read-only: named in one line."""
@@ -176,7 +187,7 @@ def test_a_path_setting_that_is_a_file_is_named_in_one_line(env, no_network, cap
     assert no_network == []
 
 
-@pytest.mark.fault('`DMF_STATE_DIR` pointing at a file')
+@pytest.mark.fault("`DMF_STATE_DIR` pointing at a file")
 @pytest.mark.parametrize("setting", ["DMF_STATE_DIR", "DMF_DUCKDB_PATH", "DMF_REPORTS_DIR"])
 def test_a_path_setting_that_cannot_be_created_is_named_in_one_line(env, no_network, capsys, monkeypatch, setting):
     blocker = env / "a_file"
@@ -187,15 +198,19 @@ def test_a_path_setting_that_cannot_be_created_is_named_in_one_line(env, no_netw
     assert setting in err and str(target) in err and "cannot be created" in err
 
 
-@pytest.mark.fault('`DMF_STATE_DIR` pointing at a file')
+@pytest.mark.fault("`DMF_STATE_DIR` pointing at a file")
 @pytest.mark.parametrize("setting", ["DMF_STATE_DIR", "DMF_DUCKDB_PATH", "DMF_REPORTS_DIR"])
-def test_a_path_setting_on_a_read_only_disk_is_named_in_one_line(env, no_network, capsys, monkeypatch, setting, read_only_dir):
-    monkeypatch.setenv(setting, str(read_only_dir / "dmf.duckdb") if setting == "DMF_DUCKDB_PATH" else str(read_only_dir))
+def test_a_path_setting_on_a_read_only_disk_is_named_in_one_line(
+    env, no_network, capsys, monkeypatch, setting, read_only_dir
+):
+    monkeypatch.setenv(
+        setting, str(read_only_dir / "dmf.duckdb") if setting == "DMF_DUCKDB_PATH" else str(read_only_dir)
+    )
     err = _refused(capsys, ["report", "--as-of", START_DATE.isoformat()])
     assert setting in err and str(read_only_dir) in err and "not writable" in err
 
 
-@pytest.mark.fault('`--as-of 0001-01-01` or `9999-12-31`')
+@pytest.mark.fault("`--as-of 0001-01-01` or `9999-12-31`")
 def test_a_live_load_before_the_latest_load_is_refused_and_the_latest_day_may_run_again(
     env, capsys, monkeypatch, start_simulator
 ):
@@ -221,7 +236,9 @@ def query_count(env: Path) -> tuple[int, int]:
     from settings.config import load_settings
 
     settings = load_settings()
-    return query(settings, "select (select count(*) from mfds_raw.load_runs), (select count(*) from mfds_raw.dmf_items)")[0]
+    return query(
+        settings, "select (select count(*) from mfds_raw.load_runs), (select count(*) from mfds_raw.dmf_items)"
+    )[0]
 
 
 def test_an_unusable_lock_wait_is_named_in_one_line(env, no_network, capsys, monkeypatch):

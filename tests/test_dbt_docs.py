@@ -5,6 +5,7 @@ at it with `{{ doc('name') }}`; a copied wording drifts (one copy said signals t
 severity from the severity rules, which score events only). Run as a script to print the
 figures for any checkout: `python tests/test_dbt_docs.py [PROJECT_DIR]`.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,9 +32,9 @@ class Column:
 @dataclass(frozen=True)
 class Figures:
     columns: int
-    copies: int          # columns whose literal wording stands on another column too
-    copied_texts: int    # distinct wordings standing on more than one column
-    doc_refs: int        # columns pointing at a doc block
+    copies: int  # columns whose literal wording stands on another column too
+    copied_texts: int  # distinct wordings standing on more than one column
+    doc_refs: int  # columns pointing at a doc block
 
 
 def described_columns(project_dir: Path) -> list[Column]:
@@ -46,8 +47,14 @@ def described_columns(project_dir: Path) -> list[Column]:
             owners += source.get("tables") or []
         for owner in owners:
             for column in owner.get("columns") or []:
-                found.append(Column(str(path.relative_to(project_dir)), owner["name"], column["name"],
-                                    str(column.get("description") or "").strip()))
+                found.append(
+                    Column(
+                        str(path.relative_to(project_dir)),
+                        owner["name"],
+                        column["name"],
+                        str(column.get("description") or "").strip(),
+                    )
+                )
     return found
 
 
@@ -62,8 +69,11 @@ def figures(columns: list[Column]) -> Figures:
 
 
 def doc_blocks(project_dir: Path) -> Counter:
-    return Counter(name for path in (project_dir / "models").rglob("*.md")
-                   for name in DOC_BLOCK.findall(path.read_text(encoding="utf-8")))
+    return Counter(
+        name
+        for path in (project_dir / "models").rglob("*.md")
+        for name in DOC_BLOCK.findall(path.read_text(encoding="utf-8"))
+    )
 
 
 def test_no_column_description_is_a_copy_of_another():
@@ -78,8 +88,9 @@ def test_no_column_description_is_a_copy_of_another():
 
 def test_every_doc_reference_has_exactly_one_block():
     blocks = doc_blocks(PROJECT_DIR)
-    referenced = {DOC_REF.match(c.description).group(1)
-                  for c in described_columns(PROJECT_DIR) if DOC_REF.match(c.description)}
+    referenced = {
+        DOC_REF.match(c.description).group(1) for c in described_columns(PROJECT_DIR) if DOC_REF.match(c.description)
+    }
     assert referenced, "no column uses a doc block"
     assert sorted(name for name in referenced if blocks[name] != 1) == []
     assert sorted(set(blocks) - referenced) == [], "doc blocks nobody references"
@@ -97,5 +108,7 @@ def test_signal_severity_is_described_as_the_catalogs_not_the_severity_rules():
 if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else PROJECT_DIR
     f = figures(described_columns(root))
-    print(f"{root}: {f.columns} column descriptions; {f.copies} are copies of another column's "
-          f"wording ({f.copied_texts} distinct wordings); {f.doc_refs} use a doc block")
+    print(
+        f"{root}: {f.columns} column descriptions; {f.copies} are copies of another column's "
+        f"wording ({f.copied_texts} distinct wordings); {f.doc_refs} use a doc block"
+    )

@@ -1,4 +1,5 @@
 """The dbt project as data engineers use it: documented, and strict about analysts' seed edits."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,8 +12,8 @@ import duckdb
 import pytest
 import yaml
 
-from dmf.build import build, invoke_dbt
 from conftest import SERVICE_KEY, read_jsonl
+from dmf.build import build, invoke_dbt
 from scenarios import DaysSource, run_days
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
@@ -28,7 +29,9 @@ def replayed(real_data_dir, tmp_path_factory):
 
     root = tmp_path_factory.mktemp("replayed")
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
     tail_a = [r for r in read_jsonl(real_data_dir / "tail_A_2026-09-23.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
@@ -84,16 +87,41 @@ def test_lineage_runs_from_source_to_report_exposure(replayed):
 @pytest.mark.parametrize(
     ("seed", "edit", "failing_test"),
     [
-        ("severity_rules.csv", lambda text: text.replace(",INFO,Another new", ",URGENT,Another new"), "accepted_values_severity_rules_severity"),
-        ("severity_rules.csv", lambda text: text.replace("160,CHANGED,countries", "150,CHANGED,countries"), "unique_severity_rules_priority"),
-        ("severity_rules.csv", lambda text: "\n".join(l for l in text.splitlines() if not l.startswith(("150,", "999,"))) + "\n", "assert_every_field_change_has_a_severity"),
+        (
+            "severity_rules.csv",
+            lambda text: text.replace(",INFO,Another new", ",URGENT,Another new"),
+            "accepted_values_severity_rules_severity",
+        ),
+        (
+            "severity_rules.csv",
+            lambda text: text.replace("160,CHANGED,countries", "150,CHANGED,countries"),
+            "unique_severity_rules_priority",
+        ),
+        (
+            "severity_rules.csv",
+            lambda text: "\n".join(line for line in text.splitlines() if not line.startswith(("150,", "999,"))) + "\n",
+            "assert_every_field_change_has_a_severity",
+        ),
     ],
 )
 def test_a_malformed_seed_edit_fails_the_build_with_a_named_test(replayed, tmp_path, seed, edit, failing_test):
     project = tmp_path / "project"
-    shutil.copytree(replayed.project_dir, project, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info",
-    ))
+    shutil.copytree(
+        replayed.project_dir,
+        project,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "target",
+            "logs",
+            "data",
+            "state",
+            "reports",
+            "tests",
+            "__pycache__",
+            "*.egg-info",
+        ),
+    )
     shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
     seed_path = project / "seeds" / seed
     seed_path.write_text(edit(seed_path.read_text(encoding="utf-8")), encoding="utf-8")
@@ -126,18 +154,24 @@ def mart_properties() -> dict[str, dict]:
 
 
 def test_every_mart_has_an_enforced_contract_with_a_type_per_column():
-    untyped = {name: [c["name"] for c in model["columns"] if not c.get("data_type")]
-               for name, model in mart_properties().items()}
-    unenforced = [name for name, model in mart_properties().items()
-                  if not model.get("config", {}).get("contract", {}).get("enforced")]
+    untyped = {
+        name: [c["name"] for c in model["columns"] if not c.get("data_type")]
+        for name, model in mart_properties().items()
+    }
+    unenforced = [
+        name
+        for name, model in mart_properties().items()
+        if not model.get("config", {}).get("contract", {}).get("enforced")
+    ]
     assert unenforced == []
     assert {name: cols for name, cols in untyped.items() if cols} == {}
 
 
 def test_every_mart_has_a_grain_test():
     def grain(model: dict) -> bool:
-        compound = any("unique_combination_of_columns" in test for test in model.get("data_tests", [])
-                       if isinstance(test, dict))
+        compound = any(
+            "unique_combination_of_columns" in test for test in model.get("data_tests", []) if isinstance(test, dict)
+        )
         return compound or any("unique" in (c.get("data_tests") or []) for c in model["columns"])
 
     assert [name for name, model in mart_properties().items() if not grain(model)] == []
@@ -145,8 +179,7 @@ def test_every_mart_has_a_grain_test():
 
 def _results(settings) -> dict[str, str]:
     results = json.loads((settings.state_dir / "dbt" / "target" / "run_results.json").read_text())
-    return {r["unique_id"].split(".")[2]: r["status"] for r in results["results"]
-            if r["unique_id"].startswith("test.")}
+    return {r["unique_id"].split(".")[2]: r["status"] for r in results["results"] if r["unique_id"].startswith("test.")}
 
 
 def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, tmp_path):
@@ -163,21 +196,42 @@ def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, 
             con.execute(f"insert into marts.{mart} select * from marts.{mart} limit 1")
     duplicated = dataclasses.replace(replayed, duckdb_path=warehouse, state_dir=tmp_path / "state")
 
-    process = invoke_dbt(duplicated, "test", "--select",
-                         *[f"{mart},test_name:unique_combination_of_columns" for mart in DUPLICATED_MARTS])
+    process = invoke_dbt(
+        duplicated,
+        "test",
+        "--select",
+        *[f"{mart},test_name:unique_combination_of_columns" for mart in DUPLICATED_MARTS],
+    )
 
     assert process.returncode != 0
     failed = _results(duplicated)
     assert sorted(failed.values()) == ["fail"] * len(DUPLICATED_MARTS)
-    assert {mart for mart in DUPLICATED_MARTS
-            for name in failed if name.startswith(f"unique_combination_of_columns_{mart}_")} == set(DUPLICATED_MARTS)
+    assert {
+        mart
+        for mart in DUPLICATED_MARTS
+        for name in failed
+        if name.startswith(f"unique_combination_of_columns_{mart}_")
+    } == set(DUPLICATED_MARTS)
 
 
 def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, tmp_path):
     project = tmp_path / "project"
-    shutil.copytree(replayed.project_dir, project, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info",
-    ))
+    shutil.copytree(
+        replayed.project_dir,
+        project,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "target",
+            "logs",
+            "data",
+            "state",
+            "reports",
+            "tests",
+            "__pycache__",
+            "*.egg-info",
+        ),
+    )
     marts_yml = project / "models" / "marts" / "_marts__models.yml"
     text = marts_yml.read_text(encoding="utf-8")
     typed = "  - name: watch_term\n    data_type: varchar\n"

@@ -3,6 +3,7 @@ installed agy and it runs; a circuit opened by the service (quota) keeps its coo
 
 Real parts: enrich_day on a contract-shaped warehouse, the circuit's state file, the `dmf`
 command in a child process; the only fake is agy."""
+
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from enrich.daily import enrich_day
@@ -22,11 +23,22 @@ DAYS = [date(2026, 10, d) for d in (5, 6, 7, 8)]
 
 def dmf_doctor_fix(tmp_path: Path, binary: Path, log: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_", "FAKE_AGY"))}
-    env.update(DMF_DUCKDB_PATH=str(tmp_path / "dmf.duckdb"), DMF_STATE_DIR=str(tmp_path / "state"),
-               DMF_REPORTS_DIR=str(tmp_path / "reports"), HOME=str(tmp_path / "home"),
-               DMF_AGY_BINARY=str(binary), FAKE_AGY_LOG=str(log))
-    return subprocess.run([sys.executable, "-m", "dmf.cli", "doctor", "--fix"], cwd=PROJECT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env.update(
+        DMF_DUCKDB_PATH=str(tmp_path / "dmf.duckdb"),
+        DMF_STATE_DIR=str(tmp_path / "state"),
+        DMF_REPORTS_DIR=str(tmp_path / "reports"),
+        HOME=str(tmp_path / "home"),
+        DMF_AGY_BINARY=str(binary),
+        FAKE_AGY_LOG=str(log),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "dmf.cli", "doctor", "--fix"],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def circuit(tmp_path: Path) -> dict:
@@ -50,14 +62,19 @@ def test_doctor_fix_resets_the_circuit_a_missing_agy_opened_once_agy_is_installe
 
     still_missing = dmf_doctor_fix(tmp_path, binary, log)
     print(fix_line(still_missing))
-    assert fix_line(still_missing) == "fix  circuit: AI circuit OPEN after launch_failed: left as is, agy was not found yet."
+    assert (
+        fix_line(still_missing)
+        == "fix  circuit: AI circuit OPEN after launch_failed: left as is, agy was not found yet."
+    )
     assert circuit(tmp_path)["state"] == "OPEN"
 
     binary.parent.mkdir(parents=True)
     shutil.copy(FAKE_AGY, binary)  # a person installs agy
     fixed = dmf_doctor_fix(tmp_path, binary, log)
     print(fix_line(fixed))
-    assert fix_line(fixed) == f"fix  circuit: AI circuit reset (was OPEN after launch_failed): agy at {binary} now runs."
+    assert (
+        fix_line(fixed) == f"fix  circuit: AI circuit reset (was OPEN after launch_failed): agy at {binary} now runs."
+    )
     assert circuit(tmp_path)["state"] == "CLOSED"
     assert "ok   agy_circuit: circuit closed." in fixed.stdout
 
@@ -73,8 +90,7 @@ def test_doctor_fix_resets_the_circuit_a_missing_agy_opened_once_agy_is_installe
 def test_doctor_fix_leaves_a_circuit_the_quota_opened_to_its_cool_down(tmp_path, monkeypatch):
     log = fake_env(monkeypatch, tmp_path)
     make_settings(tmp_path)
-    opened = {"state": "OPEN", "failures": 1, "opened_at": datetime.now(timezone.utc).isoformat(),
-              "last_error_kind": "quota"}
+    opened = {"state": "OPEN", "failures": 1, "opened_at": datetime.now(UTC).isoformat(), "last_error_kind": "quota"}
     (tmp_path / "state" / "agy_circuit.json").write_text(json.dumps(opened), encoding="utf-8")
 
     result = dmf_doctor_fix(tmp_path, FAKE_AGY, log)

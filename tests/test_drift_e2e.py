@@ -1,6 +1,7 @@
 """The real sample served with camelCase keys, end to end: `dmf run`'s day job rejects the load
 naming the schema change, publishes nothing, runs the UC2b drift diagnosis with the (fake) agy
 once, shows it on that day's report, and the next normal day is accepted with no false WITHDRAWN."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,13 +10,13 @@ from datetime import date
 
 import openpyxl
 import pytest
-from conftest import SERVICE_KEY, StaticSource
 
+from conftest import SERVICE_KEY, StaticSource
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
-from settings.config import load_settings
 from pipelines.mfds.settings import SOURCE_FIELDS
 from reports.drift_block import AI_TITLE, DRIFT_NO_GATE
 from scenarios import query, run_days
+from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -26,10 +27,12 @@ RENAMED = [name for name in SOURCE_FIELDS if "_" in name]  # BIZRNO stays BIZRNO
 def settings_in(root):
     state = root / "state"
     state.mkdir(parents=True, exist_ok=True)
-    (state / "agy.toml").write_text('[enrich]\nretry_backoff_seconds = 0\nprint_timeout = "3s"\n'
-                                    "hard_kill_grace_seconds = 1\n", encoding="utf-8")
-    settings = load_settings({}).with_paths(duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports",
-                                            state_dir=state)
+    (state / "agy.toml").write_text(
+        '[enrich]\nretry_backoff_seconds = 0\nprint_timeout = "3s"\nhard_kill_grace_seconds = 1\n', encoding="utf-8"
+    )
+    settings = load_settings({}).with_paths(
+        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=state
+    )
     return dataclasses.replace(settings, agy_binary=str(FAKE_AGY))
 
 
@@ -39,21 +42,30 @@ def dashboard_text(path) -> str:
 
 
 def events_of(settings, as_of) -> dict[str, int]:
-    return dict(query(settings, "select event_type, count(*) from marts.dmf_events where as_of_date = ? "
-                                "group by event_type", [as_of]))
+    return dict(
+        query(
+            settings,
+            "select event_type, count(*) from marts.dmf_events where as_of_date = ? group by event_type",
+            [as_of],
+        )
+    )
 
 
 @pytest.mark.fault("the API renames its fields (camelCase keys)")
 def test_real_sample_with_camelcase_keys_is_rejected_diagnosed_and_the_next_day_is_clean(
-        real_sample, tmp_path, monkeypatch):
+    real_sample, tmp_path, monkeypatch
+):
     """real sample with camelCase keys: exit 2, reason names the schema change, 0 events, AI diagnosis on the report"""
     log = fake_env(monkeypatch, tmp_path, "ok")
     settings = settings_in(tmp_path)
     source = StaticSource(real_sample, DAY_1)
 
     first, drifted, rerun, after = run_days(
-        settings, source, [(DAY_1, None), (DAY_2, "camelcase_keys"), (DAY_2, "camelcase_keys"), (DAY_3, None)],
-        SERVICE_KEY)
+        settings,
+        source,
+        [(DAY_1, None), (DAY_2, "camelcase_keys"), (DAY_2, "camelcase_keys"), (DAY_3, None)],
+        SERVICE_KEY,
+    )
 
     assert (first.verdict, first.exit_code) == ("accepted", 0)
     assert (drifted.verdict, drifted.exit_code) == ("rejected", 2)
@@ -65,8 +77,9 @@ def test_real_sample_with_camelcase_keys_is_rejected_diagnosed_and_the_next_day_
     # The diagnosis ran once: the re-run of the same drift called agy zero more times.
     calls = fake_calls(log)
     assert len(calls) == 1
-    [(status, summary)] = query(settings, "select status, summary_md from enrichment.enrichment_run "
-                                          "where kind = 'drift' and status = 'OK'")
+    [(status, summary)] = query(
+        settings, "select status, summary_md from enrichment.enrichment_run where kind = 'drift' and status = 'OK'"
+    )
     assert status == "OK" and summary
     proposal = json.loads((settings.state_dir / "proposals" / f"{DAY_2:%Y%m%d}_uc2b_drift.json").read_text())
     assert proposal["status"] == "PENDING" and proposal["diagnosis"] == summary
@@ -93,8 +106,9 @@ def test_without_agy_the_drift_day_report_shows_the_fields_and_a_badge(real_samp
     fake_env(monkeypatch, tmp_path, "ok")
     monkeypatch.setenv("DMF_AI_DISABLED", "1")
     settings = settings_in(tmp_path)
-    _, drifted = run_days(settings, StaticSource(real_sample, DAY_1),
-                          [(DAY_1, None), (DAY_2, "camelcase_keys")], SERVICE_KEY)
+    _, drifted = run_days(
+        settings, StaticSource(real_sample, DAY_1), [(DAY_1, None), (DAY_2, "camelcase_keys")], SERVICE_KEY
+    )
     assert (drifted.verdict, drifted.exit_code) == ("rejected", 2)
     text = dashboard_text(settings.reports_dir / f"dmf_daily_{DAY_2:%Y%m%d}.xlsx")
     assert ", ".join(RENAMED) in text and "AI 진단: 사용 안 함(설정)" in text
@@ -106,8 +120,9 @@ def test_one_extra_unknown_key_is_rejected_naming_it_with_no_events(real_sample,
     fake_env(monkeypatch, tmp_path, "ok")
     monkeypatch.setenv("DMF_AI_DISABLED", "1")
     settings = settings_in(tmp_path)
-    _, grown = run_days(settings, StaticSource(real_sample, DAY_1),
-                        [(DAY_1, None), (DAY_2, "extra_key:remarkText")], SERVICE_KEY)
+    _, grown = run_days(
+        settings, StaticSource(real_sample, DAY_1), [(DAY_1, None), (DAY_2, "extra_key:remarkText")], SERVICE_KEY
+    )
     assert (grown.verdict, grown.exit_code) == ("rejected", 2)
     assert "unknown remarkText" in grown.reason
     assert events_of(settings, DAY_2) == {}

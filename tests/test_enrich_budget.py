@@ -1,9 +1,10 @@
 """Budget file, result cache and circuit breaker: small state files that never break a run."""
+
 from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from enrich.budget import CircuitBreaker, ResultCache, TokenBudget
 from enrich.config import load_ai_config
@@ -12,7 +13,7 @@ from fake_agy.support import make_settings
 
 class Clock:
     def __init__(self) -> None:
-        self.now = datetime(2026, 10, 8, 0, 0, tzinfo=timezone.utc)
+        self.now = datetime(2026, 10, 8, 0, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -35,7 +36,7 @@ def test_budget_resets_on_a_new_seoul_day(tmp_path):
     budget = TokenBudget(tmp_path / "b.json", token_cap=100, call_cap=10, clock=clock)
     budget.record("x", 150)
     assert budget.check()[1] == "token_cap"
-    clock.now += timedelta(hours=15)               # 00:00 UTC -> next day 00:00 KST
+    clock.now += timedelta(hours=15)  # 00:00 UTC -> next day 00:00 KST
     assert budget.check()[0]
 
 
@@ -61,9 +62,9 @@ def test_breaker_opens_after_three_failures_and_half_opens_after_cooldown(tmp_pa
     clock.now += timedelta(hours=23)
     assert not breaker.allow()[0]
     clock.now += timedelta(hours=2)
-    assert breaker.peek()[0] and breaker.read().state == "OPEN"     # peek changes nothing
+    assert breaker.peek()[0] and breaker.read().state == "OPEN"  # peek changes nothing
     assert breaker.allow()[0] and breaker.read().state == "HALF_OPEN"
-    breaker.record_failure("timeout")                 # the trial failed: open again
+    breaker.record_failure("timeout")  # the trial failed: open again
     assert breaker.read().state == "OPEN" and not breaker.allow()[0]
     clock.now += timedelta(hours=25)
     breaker.allow()

@@ -1,4 +1,5 @@
 """enrich_day end to end against contract-shaped marts in a temp DuckDB and the fake agy."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,7 @@ from datetime import date
 import duckdb
 
 from enrich.daily import enrich_day
-from fake_agy.support import (Marts, fake_calls, fake_env, make_settings, query, sample_events,
-                              signal, unmatched_term)
+from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal, unmatched_term
 
 DAY = date(2026, 10, 8)
 
@@ -49,8 +49,9 @@ def test_changed_data_for_the_day_is_briefed_again(tmp_path, monkeypatch):
     settings, marts = setup_day(tmp_path)
     assert enrich_day(settings, DAY).ok
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        con.execute("update marts.dmf_events set severity = 'CRITICAL', severity_rank = 1 "
-                    "where event_type = 'WITHDRAWN'")
+        con.execute(
+            "update marts.dmf_events set severity = 'CRITICAL', severity_rank = 1 where event_type = 'WITHDRAWN'"
+        )
     assert enrich_day(settings, DAY).ok
     assert len(fake_calls(log)) == 2
 
@@ -61,15 +62,21 @@ def test_invented_keys_signals_and_aliases_are_dropped_and_counted(tmp_path, mon
     outcome = enrich_day(settings, DAY)
     print(outcome.summary())
     assert outcome.ok
-    assert outcome.dropped == {"alias_not_offered": 1, "alias_unknown_term": 1,
-                               "anomaly_unknown_signal": 1, "event_unknown_key": 1}
+    assert outcome.dropped == {
+        "alias_not_offered": 1,
+        "alias_unknown_term": 1,
+        "anomaly_unknown_signal": 1,
+        "event_unknown_key": 1,
+    }
     keys = {r[0] for r in query(settings, "select item_key from enrichment.enrichment where kind = 'event_comment'")}
     real = {r[0] for r in query(settings, "select dmf_key from marts.dmf_events")}
     assert keys == real and "99999999-999-Z-999-99" not in keys
-    assert {r[0] for r in query(settings, "select item_key from enrichment.enrichment "
-                                          "where kind = 'anomaly_hypothesis'")} == {"withdrawn_burst"}
-    assert [r[0] for r in query(settings, "select candidate_ingredient_name from enrichment.proposals")] \
-        == ["포르모테롤푸마르산염수화물"]
+    assert {
+        r[0] for r in query(settings, "select item_key from enrichment.enrichment where kind = 'anomaly_hypothesis'")
+    } == {"withdrawn_burst"}
+    assert [r[0] for r in query(settings, "select candidate_ingredient_name from enrichment.proposals")] == [
+        "포르모테롤푸마르산염수화물"
+    ]
     dropped = json.loads(query(settings, "select dropped_json from enrichment.enrichment_run")[0][0])
     assert dropped["event_unknown_key"] == 1
     assert "event_unknown_key=1" in query(settings, "select error from enrichment.agy_calls")[0][0]
@@ -144,8 +151,16 @@ def test_agy_runs_with_the_fixed_flags_in_the_bare_workspace(tmp_path, monkeypat
     assert outcome.ok
     call = fake_calls(log)[0]
     args = call["args"]
-    for flag in ("-p", "--output-format", "--print-timeout", "--disable-slash-commands",
-                 "--log-file", "--model", "--effort", "--json-schema"):
+    for flag in (
+        "-p",
+        "--output-format",
+        "--print-timeout",
+        "--disable-slash-commands",
+        "--log-file",
+        "--model",
+        "--effort",
+        "--json-schema",
+    ):
         assert flag in args
     assert args[args.index("--output-format") + 1] == "json"
     assert "--dangerously-skip-permissions" not in args and "--continue" not in args
@@ -153,8 +168,9 @@ def test_agy_runs_with_the_fixed_flags_in_the_bare_workspace(tmp_path, monkeypat
     assert call["cwd"] == str(workspace)
     assert call["auto_update_off"] == "true"
     assert call["service_key_visible"] is False
-    assert (workspace / "AGENTS.md").read_text(encoding="utf-8") == \
-        (settings.project_dir / "AGENTS.md").read_text(encoding="utf-8")
+    assert (workspace / "AGENTS.md").read_text(encoding="utf-8") == (settings.project_dir / "AGENTS.md").read_text(
+        encoding="utf-8"
+    )
     mcp = json.loads((workspace / ".agents" / "mcp_config.json").read_text())
     assert all(s.get("disabled") is True for s in mcp["mcpServers"].values())
     run_dir = settings.state_dir / "agy_runs" / outcome.run_id
@@ -178,9 +194,12 @@ def test_audit_row_keeps_every_usage_field(tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path)
     settings, _ = setup_day(tmp_path)
     enrich_day(settings, DAY)
-    row = query(settings, """select turns, input_tokens, output_tokens, cached_tokens, thinking_tokens,
+    row = query(
+        settings,
+        """select turns, input_tokens, output_tokens, cached_tokens, thinking_tokens,
                                     total_tokens, prompt_chars, length(prompt_sha256), model, effort,
-                                    transport, exit_code, status from enrichment.agy_calls""")[0]
+                                    transport, exit_code, status from enrichment.agy_calls""",
+    )[0]
     turns, inp, out, cached, think, total, chars, sha_len, model, effort, transport, code, status = row
     assert turns == 1 and inp > 28_000 and out > 0 and think > 0 and cached == 0
     assert total == inp + out + think and chars > 1000 and sha_len == 64

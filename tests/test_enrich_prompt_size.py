@@ -1,5 +1,6 @@
 """A 500-event day (real MFDS records) still renders a daily prompt under 30,000 characters,
 so it goes through the `-p` argument; the events that do not fit are summarised as counts."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -27,8 +28,12 @@ def big_day(tmp_path, n=500):
         events.append(ev)
         if len(events) == n:
             break
-    Marts(settings.duckdb_path).add_day(DAY, events, [signal(), signal("event_burst")],
-                                        [unmatched_term(), unmatched_term("에스오메프라졸", ("S-오메프라졸마그네슘삼수화물", "오메프라졸"))])
+    Marts(settings.duckdb_path).add_day(
+        DAY,
+        events,
+        [signal(), signal("event_burst")],
+        [unmatched_term(), unmatched_term("에스오메프라졸", ("S-오메프라졸마그네슘삼수화물", "오메프라졸"))],
+    )
     return settings, events
 
 
@@ -38,8 +43,10 @@ def test_500_event_day_prompt_stays_under_the_argv_limit(tmp_path):
     with duckdb.connect(str(settings.duckdb_path)) as con:
         facts = read_day(con, DAY)
     prompt, payload = build_prompt(DAY, facts, load_schema("uc1_briefing.schema.json"), load_ai_config(settings))
-    print(f"\n500-event day: prompt {len(prompt.text):,} characters, {len(payload.events)} events in prompt, "
-          f"{sum(payload.omitted.values())} summarised as counts")
+    print(
+        f"\n500-event day: prompt {len(prompt.text):,} characters, {len(payload.events)} events in prompt, "
+        f"{sum(payload.omitted.values())} summarised as counts"
+    )
     assert len(prompt.text) < 30_000
     assert 15 <= len(payload.events) <= 60
     assert len(payload.events) + sum(payload.omitted.values()) == 500

@@ -1,4 +1,5 @@
 """The alias approval queue: file format, no double queueing, human decisions, overdue flag."""
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,17 @@ def test_alias_proposal_file_has_the_design_format(tmp_path, monkeypatch):
     assert {"kind", "run_id", "generated_at", "model", "prompt_sha256", "status", "note", "items"} <= set(data)
     assert data["kind"] == "ingredient_alias" and data["status"] == "PENDING"
     item = data["items"][0]
-    assert {"id", "watch_term", "candidate_ingredient_name", "base_form", "salt_form", "isomer_note",
-            "confidence", "reason", "decision"} <= set(item)
+    assert {
+        "id",
+        "watch_term",
+        "candidate_ingredient_name",
+        "base_form",
+        "salt_form",
+        "isomer_note",
+        "confidence",
+        "reason",
+        "decision",
+    } <= set(item)
     assert item["decision"] == "PENDING"
     assert query(settings, "select applied from enrichment.enrichment where kind = 'ingredient_alias'") == [(0,)]
 

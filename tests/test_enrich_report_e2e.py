@@ -1,6 +1,7 @@
 """The AI layer on real dbt marts, read back from the rendered report: every degradation case
 still yields the full report with its badge; a good answer shows up as AI text; re-runs and an
 open circuit make no further call."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,9 +15,9 @@ from conftest import SERVICE_KEY, read_jsonl
 from enrich.badges import BADGE_TEXT
 from enrich.daily import enrich_day
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
-from settings.config import load_settings
 from reports.daily import AI_COMMENT_HEADER, render_daily
 from scenarios import DaysSource, query, run_days
+from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -29,8 +30,11 @@ HOSTILE_INGREDIENT = "@SUM(1+1)아세트아미노펜"
 
 def event_rows(sheet) -> list[dict]:
     header = [cell.value for cell in sheet[HEADER_ROW]]
-    return [dict(zip(header, row)) for row in sheet.iter_rows(min_row=HEADER_ROW + 1, values_only=True)
-            if any(value is not None for value in row)]
+    return [
+        dict(zip(header, row))
+        for row in sheet.iter_rows(min_row=HEADER_ROW + 1, values_only=True)
+        if any(value is not None for value in row)
+    ]
 
 
 def real_days(real_data_dir) -> dict[date, list[dict]]:
@@ -38,10 +42,18 @@ def real_days(real_data_dir) -> dict[date, list[dict]]:
     tail_b = [r for r in read_jsonl(real_data_dir / "tail_B_2026-10-08.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
     day_3 = tail_b + [
         dict(tail_b[-1], DMF_PERMIT_NO="20261009-211-J-9999", DMF_PERMIT_DATE="2026-10-09"),
-        dict(tail_b[-1], DMF_PERMIT_NO="20261009-211-J-9998", DMF_PERMIT_DATE="2026-10-09",
-             MNFCTR_NAME=HOSTILE_MANUFACTURER),
-        dict(tail_b[-1], DMF_PERMIT_NO="20261009-211-J-9997", DMF_PERMIT_DATE="2026-10-09",
-             INGR_KOR_NAME=HOSTILE_INGREDIENT),
+        dict(
+            tail_b[-1],
+            DMF_PERMIT_NO="20261009-211-J-9998",
+            DMF_PERMIT_DATE="2026-10-09",
+            MNFCTR_NAME=HOSTILE_MANUFACTURER,
+        ),
+        dict(
+            tail_b[-1],
+            DMF_PERMIT_NO="20261009-211-J-9997",
+            DMF_PERMIT_DATE="2026-10-09",
+            INGR_KOR_NAME=HOSTILE_INGREDIENT,
+        ),
     ]
     return {DAY_1: tail_a, DAY_2: tail_b, DAY_3: day_3}
 
@@ -49,8 +61,12 @@ def real_days(real_data_dir) -> dict[date, list[dict]]:
 def settings_in(root, binary=FAKE_AGY):
     state = root / "state"
     state.mkdir(parents=True, exist_ok=True)
-    (state / "agy.toml").write_text('[enrich]\nretry_backoff_seconds = 0\nprint_timeout = "3s"\nhard_kill_grace_seconds = 1\n', encoding="utf-8")
-    settings = load_settings({}).with_paths(duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=state)
+    (state / "agy.toml").write_text(
+        '[enrich]\nretry_backoff_seconds = 0\nprint_timeout = "3s"\nhard_kill_grace_seconds = 1\n', encoding="utf-8"
+    )
+    settings = load_settings({}).with_paths(
+        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=state
+    )
     return dataclasses.replace(settings, agy_binary=str(binary))
 
 
@@ -82,8 +98,13 @@ def dashboard_text(path) -> str:
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
-        ("error", "agy_error"), ("auth", "auth"), ("quota", "quota"), ("timeout", "timeout"),
-        ("empty", "schema_invalid"), ("enum", "schema_invalid"), ("nonjson", "invalid_output"),
+        ("error", "agy_error"),
+        ("auth", "auth"),
+        ("quota", "quota"),
+        ("timeout", "timeout"),
+        ("empty", "schema_invalid"),
+        ("enum", "schema_invalid"),
+        ("nonjson", "invalid_output"),
     ],
 )
 def test_a_failing_agy_still_gives_the_full_report_with_its_badge(warehouse, tmp_path, monkeypatch, mode, reason):
@@ -126,7 +147,10 @@ def test_a_good_answer_shows_the_headline_and_comments_and_drops_inventions(ware
     real_keys = {key for (key,) in query(warehouse, "select dmf_key from marts.dmf_events")}
     assert stored and {key for (key,) in stored} <= real_keys
     proposals = query(warehouse, "select candidate_ingredient_name, watch_term from enrichment.proposals")
-    offered = {term: cands for term, cands in query(warehouse, "select watch_term, candidates from marts.dmf_watchlist_unmatched")}
+    offered = {
+        term: cands
+        for term, cands in query(warehouse, "select watch_term, candidates from marts.dmf_watchlist_unmatched")
+    }
     assert all(candidate in offered[term] for candidate, term in proposals)
 
 

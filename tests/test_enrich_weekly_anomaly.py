@@ -1,4 +1,5 @@
 """Weekly commentary (off by default), standalone anomaly explanation, dormant drift diagnosis."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,7 @@ from datetime import date, timedelta
 from enrich.anomaly import explain_anomaly
 from enrich.drift import diagnose_api_drift
 from enrich.weekly import enrich_week
-from fake_agy.support import (Marts, fake_calls, fake_env, make_settings, query, sample_events,
-                              signal)
+from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal
 
 DAY = date(2026, 10, 8)
 
@@ -39,7 +39,9 @@ def test_weekly_commentary_when_enabled(tmp_path, monkeypatch):
     assert (call["model"], call["effort"]) == ("gemini-3.1-pro-high", "high")
     headline, commentary, kind = query(settings, "select headline, commentary, kind from enrichment.enrichment_run")[0]
     assert kind == "weekly" and "(모델 추정)" in commentary
-    keys = [r[0] for r in query(settings, "select item_key from enrichment.enrichment where kind = 'weekly_commentary'")]
+    keys = [
+        r[0] for r in query(settings, "select item_key from enrichment.enrichment where kind = 'weekly_commentary'")
+    ]
     assert "00000000-000-X-000" not in keys and outcome.dropped == {"notable_unknown_key": 1}
     assert enrich_week(settings, DAY).reused and len(fake_calls(log)) == 1
 
@@ -49,7 +51,9 @@ def test_explain_anomaly_keeps_only_fired_signals(tmp_path, monkeypatch):
     settings = week(tmp_path)
     outcome = explain_anomaly(settings, DAY)
     assert outcome.ok and outcome.anomaly_notes == 1 and outcome.dropped == {"anomaly_unknown_signal": 1}
-    assert query(settings, "select overall_assessment from enrichment.enrichment_run where kind = 'anomaly'") == [("MONITOR",)]
+    assert query(settings, "select overall_assessment from enrichment.enrichment_run where kind = 'anomaly'") == [
+        ("MONITOR",)
+    ]
     assert explain_anomaly(settings, DAY).reused and len(fake_calls(log)) == 1
 
 
@@ -64,8 +68,12 @@ def test_drift_diagnosis_is_off_when_drift_enabled_is_false(tmp_path, monkeypatc
     log = fake_env(monkeypatch, tmp_path)
     settings = make_settings(tmp_path, config="drift_enabled = false\n")
     Marts(settings.duckdb_path)
-    outcome = diagnose_api_drift(settings, DAY, expected_fields={"DMF_PERMIT_NO": "body.items.item[].DMF_PERMIT_NO"},
-                                 samples=[{"permitNo": "20190801-211-J-399"}])
+    outcome = diagnose_api_drift(
+        settings,
+        DAY,
+        expected_fields={"DMF_PERMIT_NO": "body.items.item[].DMF_PERMIT_NO"},
+        samples=[{"permitNo": "20190801-211-J-399"}],
+    )
     assert outcome.skip_reason == "disabled" and fake_calls(log) == []
 
 
@@ -74,8 +82,9 @@ def test_drift_diagnosis_queues_only_evidenced_candidates(tmp_path, monkeypatch)
     settings = make_settings(tmp_path)  # on by default: a drift rejection must be diagnosed
     Marts(settings.duckdb_path)
     samples = [{"response": {"body": {"items": {"item": [{"permitNo": "20190801-211-J-399"}]}}}}]
-    outcome = diagnose_api_drift(settings, DAY, expected_fields={"DMF_PERMIT_NO": "body.items.item[].DMF_PERMIT_NO"},
-                                 samples=samples)
+    outcome = diagnose_api_drift(
+        settings, DAY, expected_fields={"DMF_PERMIT_NO": "body.items.item[].DMF_PERMIT_NO"}, samples=samples
+    )
     assert outcome.ok and outcome.proposals_queued == 1
     assert outcome.dropped == {"candidate_without_evidence": 1}
     data = json.loads((settings.state_dir / "proposals" / "20261008_uc2b_drift.json").read_text())

@@ -1,6 +1,7 @@
 """Simulated days through the whole pipeline, compared with the simulator's own ground truth:
 a truncated load in the middle is rejected and the next day is compared with the last accepted
 one; re-running a day and rebuilding from the raw loads change nothing."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,12 +11,12 @@ import pytest
 
 from conftest import SERVICE_KEY
 from dmf.build import build
-from settings.config import load_settings
+from dmf.ground_truth import compare_days, table
 from dmf.run import run_day
+from scenarios import DaysSource, query, run_days
+from settings.config import load_settings
 from simulator.registry import SyntheticRegistry
 from simulator.server import SimulatorServer
-from dmf.ground_truth import compare_days, table
-from scenarios import DaysSource, query, run_days
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -32,7 +33,9 @@ EVENT_COLUMNS = (
 def simulated(tmp_path_factory):
     root = tmp_path_factory.mktemp("simulated")
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
     registry = SyntheticRegistry(seed=7, size=2500, start_date=START)
@@ -59,7 +62,11 @@ def test_a_truncated_load_is_rejected_and_publishes_nothing(simulated):
 
 def test_the_day_after_a_rejection_is_compared_with_the_last_accepted_day(simulated):
     settings, _, _ = simulated
-    assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ? and verdict = 'accepted'", [DAYS[3]]) == [(DAYS[1],)]
+    assert query(
+        settings,
+        "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ? and verdict = 'accepted'",
+        [DAYS[3]],
+    ) == [(DAYS[1],)]
 
 
 def test_running_a_day_again_and_rebuilding_from_raw_change_nothing(simulated):
@@ -72,8 +79,12 @@ def test_running_a_day_again_and_rebuilding_from_raw_change_nothing(simulated):
     loads_before = query(settings, "select count(*) from marts.dmf_loads")
 
     with SimulatorServer(registry, service_key=SERVICE_KEY, day=DAYS[-1]) as simulator:
-        again = run_day(dataclasses.replace(settings, api_base_url=simulator.base_url), DAYS[-1],
-                        service_key=SERVICE_KEY, echo=lambda line: None)
+        again = run_day(
+            dataclasses.replace(settings, api_base_url=simulator.base_url),
+            DAYS[-1],
+            service_key=SERVICE_KEY,
+            echo=lambda line: None,
+        )
         assert simulator.requests == 0  # the day was already loaded: no API call
     assert again.exit_code == 0
     assert (query(settings, events_sql), query(settings, changes_sql)) == before
@@ -101,9 +112,17 @@ def test_a_count_drop_is_rejected_by_the_gate_and_later_days_compare_with_the_la
     assert (verdict, gates) == ("rejected", "total_count_drop,withdrawn_share")
     assert "total_count_drop" in reason
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAYS[1]]) == [(0,)]
-    assert query(settings, "select fired from marts.dmf_signals where as_of_date = ? and signal_id = 'total_count_drop'", [DAYS[1]]) == [(True,)]
+    assert query(
+        settings,
+        "select fired from marts.dmf_signals where as_of_date = ? and signal_id = 'total_count_drop'",
+        [DAYS[1]],
+    ) == [(True,)]
     # day 3 against day 1: exactly the simulator's day-2 changes, no false withdrawal
-    published = query(settings, "select event_type, count(*) from marts.dmf_events where as_of_date = ? group by 1 order by 1", [DAYS[2]])
+    published = query(
+        settings,
+        "select event_type, count(*) from marts.dmf_events where as_of_date = ? group by 1 order by 1",
+        [DAYS[2]],
+    )
     expected = {}
     for entry in registry.truth_for(2):
         if entry["event_type"] != "NONE":

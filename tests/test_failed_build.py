@@ -1,6 +1,7 @@
 """A failed build publishes nothing: the tests that block sit upstream of the marts, so the marts
 keep their last good rows; each build's outcome is recorded, and `dmf report` (and `dmf run`)
 refuse while the latest build failed. Real runs on replayed real records."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,8 +16,8 @@ import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
 from dmf.build import build
-from settings.errors import DmfError
 from scenarios import DaysSource, query, run_days
+from settings.errors import DmfError
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -26,18 +27,29 @@ DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 10, 8), date(2026, 10, 9)
 
 def dmf(settings, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
-               DMF_REPORTS_DIR=str(settings.reports_dir), DMF_AI_DISABLED="1")
-    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    env.update(
+        DMF_DUCKDB_PATH=str(settings.duckdb_path),
+        DMF_STATE_DIR=str(settings.state_dir),
+        DMF_REPORTS_DIR=str(settings.reports_dir),
+        DMF_AI_DISABLED="1",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def null_severity_rows(settings) -> dict[str, int]:
     """Rows with a NULL severity in every table of the marts schema that has that column."""
-    tables = query(settings, "select table_name from information_schema.columns "
-                             "where table_schema = 'marts' and column_name = 'severity'")
-    return {name: n for (name,) in tables
-            for ((n,),) in [query(settings, f"select count(*) from marts.{name} where severity is null")] if n}
+    tables = query(
+        settings,
+        "select table_name from information_schema.columns where table_schema = 'marts' and column_name = 'severity'",
+    )
+    return {
+        name: n
+        for (name,) in tables
+        for ((n,),) in [query(settings, f"select count(*) from marts.{name} where severity is null")]
+        if n
+    }
 
 
 @pytest.fixture
@@ -47,7 +59,9 @@ def header_only_rules(real_data_dir, tmp_path):
     from settings.config import load_settings
 
     settings = load_settings({}).with_paths(
-        duckdb_path=tmp_path / "dmf.duckdb", reports_dir=tmp_path / "reports", state_dir=tmp_path / "state",
+        duckdb_path=tmp_path / "dmf.duckdb",
+        reports_dir=tmp_path / "reports",
+        state_dir=tmp_path / "state",
     )
     settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
     tail_a = [r for r in read_jsonl(real_data_dir / "tail_A_2026-09-23.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
@@ -56,16 +70,29 @@ def header_only_rules(real_data_dir, tmp_path):
     run_days(settings, DaysSource(days), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
 
     project = tmp_path / "project"
-    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info",
-    ))
+    shutil.copytree(
+        PROJECT,
+        project,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "target",
+            "logs",
+            "data",
+            "state",
+            "reports",
+            "tests",
+            "__pycache__",
+            "*.egg-info",
+        ),
+    )
     shutil.copytree(PROJECT / "tests" / "dbt", project / "tests" / "dbt")
     rules = project / "seeds" / "severity_rules.csv"
     rules.write_text(rules.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     return settings, dataclasses.replace(settings, project_dir=project), DaysSource(days)
 
 
-@pytest.mark.fault('a severity rules file with only its header')
+@pytest.mark.fault("a severity rules file with only its header")
 def test_a_header_only_rules_file_fails_the_build_and_leaves_no_null_severity_in_any_mart(header_only_rules):
     """Build fails, no NULL severity in any marts table; the last good rows stay."""
     good, broken, _ = header_only_rules
@@ -79,11 +106,12 @@ def test_a_header_only_rules_file_fails_the_build_and_leaves_no_null_severity_in
     assert null_severity_rows(good) == {}
     assert query(good, "select count(*) from marts.dmf_event_field_changes")[0][0] == published  # last good rows kept
     success, gate_fired, failures = query(
-        good, "select success, gate_fired, failures from mfds_raw.build_runs order by finished_at desc limit 1")[0]
+        good, "select success, gate_fired, failures from mfds_raw.build_runs order by finished_at desc limit 1"
+    )[0]
     assert (success, gate_fired) == (False, False) and "assert_every_field_change_has_a_severity" in failures
 
 
-@pytest.mark.fault('a severity rules file with only its header')
+@pytest.mark.fault("a severity rules file with only its header")
 def test_after_a_failed_build_report_refuses_in_one_line_and_run_renders_nothing(header_only_rules):
     good, broken, source = header_only_rules
     reports_before = sorted(p.name for p in good.reports_dir.iterdir())

@@ -4,6 +4,7 @@ calls `dbt run-operation record_gate_rejections`, which finds int_load_signals t
 
 Real runs: the simulator over HTTP, dlt into DuckDB, dbt on a copy of the project whose
 intermediate layer is configured differently, the `dmf` command for the user's view."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY
+from scenarios import query, run_days
 from settings.config import Settings, load_settings
 from simulator.registry import SyntheticRegistry
 from simulator.server import SimulatorServer
-from scenarios import query, run_days
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -50,14 +51,18 @@ def project_copy(root: Path, *, edit_models: str | None = None, edit: tuple[str,
 
 def settings_in(root: Path, project: Path) -> Settings:
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     return dataclasses.replace(settings, project_dir=project, agy_binary="/nonexistent/agy")
 
 
 def tables_named(settings: Settings, name: str) -> list[str]:
-    return [row[0] for row in query(
-        settings, "select table_schema from information_schema.tables where table_name = ?", [name])]
+    return [
+        row[0]
+        for row in query(settings, "select table_schema from information_schema.tables where table_name = ?", [name])
+    ]
 
 
 def test_a_rejection_is_recorded_when_the_intermediate_schema_is_renamed(tmp_path: Path):
@@ -73,7 +78,9 @@ def test_a_rejection_is_recorded_when_the_intermediate_schema_is_renamed(tmp_pat
     assert [o.exit_code for o in outcomes] == [0, 2]
     recorded = query(settings, "select distinct as_of_date from mfds_raw.rejected_load_signals")
     assert recorded == [(DAYS[1],)]
-    verdict, gates = query(settings, "select verdict, rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]])[0]
+    verdict, gates = query(
+        settings, "select verdict, rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]]
+    )[0]
     assert verdict == "rejected" and "identity_churn" in gates.split(",")
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAYS[1]]) == [(0,)]
 
@@ -101,22 +108,36 @@ raise SystemExit(cli.main(sys.argv[2:]))
 
 def dmf_on_copy(settings: Settings, server: SimulatorServer | None, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
-               DMF_REPORTS_DIR=str(settings.reports_dir), DMF_AI_DISABLED="1", MFDS_SERVICE_KEY=SERVICE_KEY)
+    env.update(
+        DMF_DUCKDB_PATH=str(settings.duckdb_path),
+        DMF_STATE_DIR=str(settings.state_dir),
+        DMF_REPORTS_DIR=str(settings.reports_dir),
+        DMF_AI_DISABLED="1",
+        MFDS_SERVICE_KEY=SERVICE_KEY,
+    )
     if server is not None:
         env["MFDS_API_BASE_URL"] = server.base_url
-    return subprocess.run([sys.executable, "-c", DMF_ON_COPY, str(settings.project_dir), *args], cwd=PROJECT,
-                          env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", DMF_ON_COPY, str(settings.project_dir), *args],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_a_rejection_that_cannot_be_recorded_fails_the_run_in_one_line_and_publishes_nothing(tmp_path: Path):
     """int_load_signals made ephemeral: the warehouse has no relation to record the rejection
     from, so `dmf run` stops with one line saying so, instead of a day that looks handled."""
-    project = project_copy(tmp_path, edit=(
-        "    intermediate:\n      +schema: intermediate\n      +materialized: table\n",
-        "    intermediate:\n      +schema: intermediate\n      +materialized: table\n"
-        "      int_load_signals:\n        +materialized: ephemeral\n",
-    ))
+    project = project_copy(
+        tmp_path,
+        edit=(
+            "    intermediate:\n      +schema: intermediate\n      +materialized: table\n",
+            "    intermediate:\n      +schema: intermediate\n      +materialized: table\n"
+            "      int_load_signals:\n        +materialized: ephemeral\n",
+        ),
+    )
     settings = settings_in(tmp_path, project)
     registry = SyntheticRegistry(seed=5, size=1200, start_date=START)
     with SimulatorServer(registry, service_key=SERVICE_KEY) as server:
@@ -133,10 +154,12 @@ def test_a_rejection_that_cannot_be_recorded_fails_the_run_in_one_line_and_publi
     assert rejected.stderr.count("\n") == 1
     assert rejected.stderr.startswith(
         "dmf: an integrity gate fired but the rejection could not be recorded "
-        "(cannot record the gate rejection: int_load_signals is ephemeral"), rejected.stderr
+        "(cannot record the gate rejection: int_load_signals is ephemeral"
+    ), rejected.stderr
     assert "nothing was published" in rejected.stderr
     assert query(settings, "select count(*) from mfds_raw.rejected_load_signals") == [(0,)]
-    success, failures = query(settings, "select success, failures from mfds_raw.build_runs "
-                                        "order by finished_at desc limit 1")[0]
+    success, failures = query(
+        settings, "select success, failures from mfds_raw.build_runs order by finished_at desc limit 1"
+    )[0]
     assert success is False and "could not be recorded" in failures
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAYS[1]]) == [(0,)]

@@ -1,6 +1,7 @@
 """Loads that look complete but are wrong (every page answered, the count is right) are stopped
 by gates that need no history: a WITHDRAWN share, an identity churn and a field fill collapse.
 Real runs: the simulator over HTTP, dlt into DuckDB, dbt build, the xlsx read back."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,9 +11,9 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, StaticSource
-from simulator.registry import SyntheticRegistry
 from dmf.ground_truth import compare_day
 from scenarios import query, run_days
+from simulator.registry import SyntheticRegistry
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -33,7 +34,9 @@ def identity_break(tmp_path_factory):
     from settings.config import load_settings
 
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
     registry = SyntheticRegistry(seed=5, size=1500, start_date=START)
@@ -41,12 +44,14 @@ def identity_break(tmp_path_factory):
     return settings, registry, outcomes
 
 
-@pytest.mark.fault('every registration number changes format (`-` → `_`) and BIZRNO turns null')
+@pytest.mark.fault("every registration number changes format (`-` → `_`) and BIZRNO turns null")
 def test_reformatted_numbers_and_missing_bizrno_are_rejected_by_the_new_gates(identity_break):
     """Rejected with exit 2 and 0 events; withdrawn_share, identity_churn and field_fill_collapse named."""
     settings, _, outcomes = identity_break
     assert [o.exit_code for o in outcomes] == [0, 2, 0]
-    verdict, gates = query(settings, "select verdict, rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]])[0]
+    verdict, gates = query(
+        settings, "select verdict, rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]]
+    )[0]
     assert verdict == "rejected"
     assert {"withdrawn_share", "identity_churn", "field_fill_collapse"} <= set(gates.split(","))
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAYS[1]]) == [(0,)]
@@ -59,11 +64,13 @@ def test_reformatted_numbers_and_missing_bizrno_are_rejected_by_the_new_gates(id
     assert "applicant_bizrno" in text
 
 
-@pytest.mark.fault('every registration number changes format (`-` → `_`) and BIZRNO turns null')
+@pytest.mark.fault("every registration number changes format (`-` → `_`) and BIZRNO turns null")
 def test_the_normal_day_after_an_identity_break_matches_the_truth_without_false_withdrawals(identity_break):
     """The next normal day is compared with the last accepted one: exactly the simulator's truth, no false WITHDRAWN."""
     settings, registry, _ = identity_break
-    assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[2]]) == [(DAYS[0],)]
+    assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[2]]) == [
+        (DAYS[0],)
+    ]
     day = compare_day(settings.duckdb_path, registry, DAYS[2])
     assert day.matches, (day.missing, day.extra, day.wrong_fields)
     assert sum(day.published.values()) > 0
@@ -79,20 +86,26 @@ def test_the_rejected_days_report_names_the_new_gates_in_korean_with_observed_an
     assert "채움률" in text
 
 
-@pytest.mark.fault('the real 367 records with one field null everywhere')
+@pytest.mark.fault("the real 367 records with one field null everywhere")
 def test_a_field_null_in_every_real_record_is_a_fill_collapse(real_sample, tmp_settings):
     """field_fill_collapse rejects it (exit 2, 0 events), the field named 100.0% → 0.0%."""
     settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
     assert all(len(record) == 9 and record["MNFCTR_NAME"] for record in real_sample[:5])
     outcomes = run_days(
-        settings, StaticSource(real_sample, start_date=DAYS[0]),
-        [(DAYS[0], None), (DAYS[1], "null_field:MNFCTR_NAME")], SERVICE_KEY,
+        settings,
+        StaticSource(real_sample, start_date=DAYS[0]),
+        [(DAYS[0], None), (DAYS[1], "null_field:MNFCTR_NAME")],
+        SERVICE_KEY,
     )
     assert [o.exit_code for o in outcomes] == [0, 2]
     gates = query(settings, "select rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]])[0][0]
     assert "field_fill_collapse" in gates.split(",")
     assert query(settings, "select count(*) from marts.dmf_events") == [(0,)]
-    text = query(settings, "select baseline_text from marts.dmf_signals where as_of_date = ? and signal_id = 'field_fill_collapse'", [DAYS[1]])[0][0]
+    text = query(
+        settings,
+        "select baseline_text from marts.dmf_signals where as_of_date = ? and signal_id = 'field_fill_collapse'",
+        [DAYS[1]],
+    )[0][0]
     assert "manufacturer 100.0% → 0.0%" in text
 
 
@@ -102,8 +115,11 @@ def test_the_new_gates_stay_quiet_on_a_normal_simulated_week(tmp_settings):
     days = [START + timedelta(days=n) for n in range(4)]
     outcomes = run_days(settings, registry, [(day, None) for day in days], SERVICE_KEY)
     assert [o.exit_code for o in outcomes] == [0, 0, 0, 0]
-    fired = query(settings, "select signal_id from marts.dmf_signals where fired and signal_id in "
-                            "('withdrawn_share', 'identity_churn', 'field_fill_collapse')")
+    fired = query(
+        settings,
+        "select signal_id from marts.dmf_signals where fired and signal_id in "
+        "('withdrawn_share', 'identity_churn', 'field_fill_collapse')",
+    )
     assert fired == []
     assert query(settings, "select count(*) from marts.dmf_signals where signal_id = 'withdrawn_share'") == [(4,)]
 
@@ -115,8 +131,11 @@ def _has_hangul(text: str) -> bool:
 def test_the_rejected_days_reason_and_baselines_are_korean_for_every_fired_gate(identity_break):
     """A reader of the rejected day sees each gate's name and 기준 in Korean, not the SQL's English."""
     settings, _, outcomes = identity_break
-    fired = query(settings, "select signal_id, baseline_text from marts.dmf_signals "
-                            "where as_of_date = ? and fired and is_gate order by 1", [DAYS[1]])
+    fired = query(
+        settings,
+        "select signal_id, baseline_text from marts.dmf_signals where as_of_date = ? and fired and is_gate order by 1",
+        [DAYS[1]],
+    )
     assert {"withdrawn_share", "identity_churn", "field_fill_collapse"} <= {g for g, _ in fired}
     assert [g for g, text in fired if not _has_hangul(text or "")] == []
     text = _sheet_text(outcomes[1].reports[0])

@@ -1,6 +1,7 @@
 """Imports run the way data flows: the stages import only `settings` and the stages before
 them, only the `dmf` command imports them all, and no two packages import each other.
 The README's layout drawing names exactly the packages the tree holds."""
+
 from __future__ import annotations
 
 import ast
@@ -82,4 +83,6 @@ def test_the_readme_layout_drawing_names_every_package_and_folder_of_the_tree() 
     drawn = {match.split("/")[0] for match in re.findall(r"^([a-z_]+/(?:[a-z_]+/)*)", drawing, re.MULTILINE)}
     python_packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
     assert python_packages <= drawn, f"not drawn: {sorted(python_packages - drawn)}"
-    assert all((ROOT / name).is_dir() for name in drawn), f"drawn but absent: {sorted(n for n in drawn if not (ROOT / n).is_dir())}"
+    assert all((ROOT / name).is_dir() for name in drawn), (
+        f"drawn but absent: {sorted(n for n in drawn if not (ROOT / n).is_dir())}"
+    )

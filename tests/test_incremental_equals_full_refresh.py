@@ -9,6 +9,7 @@ days (REINSTATED under their old key), a renumbering on the same day as a manufa
 day whose list lost every manufacturer (a gate rejects it: it must never become a baseline),
 and a day skipped and imported at the end with `dmf backfill --insert-before-published` (a load
 older than the newest one built: every later load moves one place on)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,11 +23,11 @@ import pytest
 from conftest import SERVICE_KEY
 from dmf.backfill import backfill
 from dmf.build import build
+from scenarios import DaysSource, query, run_days
 from settings.config import Settings, load_settings
 from simulator.evolution import IdentityCases
 from simulator.registry import SyntheticRegistry
 from simulator.replay import write_replay
-from scenarios import DaysSource, query, run_days
 
 pytestmark = pytest.mark.e2e
 
@@ -38,14 +39,15 @@ SKIPPED = DATES[12]  # not loaded on its day; imported at the end, before publis
 CASES = IdentityCases(day=3, returns_after=(2, 6), renumbered_with_manufacturer=1)
 
 # (table, the columns that identify a row's content; every column but build timestamps)
-COMPARED = ("dmf_events", "dmf_event_field_changes", "dmf_signals", "dmf_registrations",
-            "dmf_registration_history")
+COMPARED = ("dmf_events", "dmf_event_field_changes", "dmf_signals", "dmf_registrations", "dmf_registration_history")
 BUILD_TIMESTAMPS = {"built_at", "matched_at", "published_at"}
 
 
 def _settings(root: Path) -> Settings:
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     return dataclasses.replace(settings, agy_binary="/nonexistent/agy")
 
@@ -58,8 +60,11 @@ def _days() -> dict[date, list[dict]]:
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    rows = con.execute("select column_name from information_schema.columns where table_schema = 'marts' "
-                       "and table_name = ? order by ordinal_position", [table]).fetchall()
+    rows = con.execute(
+        "select column_name from information_schema.columns where table_schema = 'marts' "
+        "and table_name = ? order by ordinal_position",
+        [table],
+    ).fetchall()
     return [row[0] for row in rows if row[0] not in BUILD_TIMESTAMPS]
 
 
@@ -70,9 +75,13 @@ def _differences(incremental: Path, full: Path) -> dict[str, tuple[int, int, int
         con.execute(f"attach '{full}' as full_refresh (read_only)")
         for table in COMPARED:
             columns = ", ".join(f'"{c}"' for c in _columns(con, table))
-            only = [con.execute(f"select count(*) from (select {columns} from {a}.marts.{table} "
-                                f"except all select {columns} from {b}.marts.{table})").fetchone()[0]
-                    for a, b in (("dmf", "full_refresh"), ("full_refresh", "dmf"))]
+            only = [
+                con.execute(
+                    f"select count(*) from (select {columns} from {a}.marts.{table} "
+                    f"except all select {columns} from {b}.marts.{table})"
+                ).fetchone()[0]
+                for a, b in (("dmf", "full_refresh"), ("full_refresh", "dmf"))
+            ]
             rows = con.execute(f"select count(*) from marts.{table}").fetchone()[0]
             found[table] = (rows, only[0], only[1])
     return found
@@ -86,8 +95,9 @@ def day_by_day(tmp_path_factory):
     live = [(as_of, None) for as_of in DATES if as_of != SKIPPED]
     outcomes = run_days(settings, DaysSource({d: days[d] for d, _ in live}), live, SERVICE_KEY)
     write_replay(root / "skipped", {SKIPPED: days[SKIPPED]})
-    backfilled = backfill(settings, root / "skipped", insert_before_published=True, echo=lambda line: None,
-                          progress=False)
+    backfilled = backfill(
+        settings, root / "skipped", insert_before_published=True, echo=lambda line: None, progress=False
+    )
     return settings, outcomes, backfilled
 
 
@@ -110,7 +120,11 @@ def test_day_by_day_incremental_builds_equal_a_full_refresh_row_for_row(day_by_d
     assert build(full, full_refresh=True).success
 
     differences = _differences(settings.duckdb_path, full.duckdb_path)
-    print("\n" + "\n".join(f"{t}: {r} rows, {a} only incremental, {b} only full refresh"
-                           for t, (r, a, b) in differences.items()))
+    print(
+        "\n"
+        + "\n".join(
+            f"{t}: {r} rows, {a} only incremental, {b} only full refresh" for t, (r, a, b) in differences.items()
+        )
+    )
     assert all(rows > 0 for rows, _, _ in differences.values())
     assert {t: (a, b) for t, (_, a, b) in differences.items()} == {t: (0, 0) for t in COMPARED}

@@ -5,6 +5,7 @@ then kills itself with SIGKILL, exactly where a crash would leave dlt's working 
 normal run used to load that pending package instead of extracting, and then said
 "produced no fetch result; this is a bug".
 """
+
 from __future__ import annotations
 
 import logging
@@ -14,10 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SERVICE_KEY, START_DATE, pointed_at
 
-from pipelines.mfds.load import load_day, mfds_pipeline
+from conftest import SERVICE_KEY, START_DATE, pointed_at
 from dmf.run import run_day
+from pipelines.mfds.load import load_day, mfds_pipeline
 from scenarios import query
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
@@ -58,9 +59,14 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 def _crash_after(stage: str, settings, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
-               DMF_REPORTS_DIR=str(settings.reports_dir), MFDS_API_BASE_URL=settings.api_base_url,
-               HOME=str(tmp_path / "home"), LOAD__WORKERS="1")  # one job at a time: a kill between jobs
+    env.update(
+        DMF_DUCKDB_PATH=str(settings.duckdb_path),
+        DMF_STATE_DIR=str(settings.state_dir),
+        DMF_REPORTS_DIR=str(settings.reports_dir),
+        MFDS_API_BASE_URL=settings.api_base_url,
+        HOME=str(tmp_path / "home"),
+        LOAD__WORKERS="1",
+    )  # one job at a time: a kill between jobs
     code = CHILD.format(as_of=START_DATE.isoformat(), key=SERVICE_KEY, stage=stage)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == -9, done.stderr  # really killed by SIGKILL, after the step
@@ -108,7 +114,8 @@ def test_a_kill_after_normalize_completes_the_package_once_and_the_day_is_publis
     extracted, normalized = _pending(settings)
     assert extracted == [] and len(normalized) == 1
     assert not settings.duckdb_path.exists() or query(
-        settings, "select count(*) from information_schema.tables where table_name = 'load_runs'") == [(0,)]
+        settings, "select count(*) from information_schema.tables where table_name = 'load_runs'"
+    ) == [(0,)]
 
     outcome = run_day(settings, START_DATE, service_key=SERVICE_KEY, echo=lambda line: None)
 
@@ -116,8 +123,9 @@ def test_a_kill_after_normalize_completes_the_package_once_and_the_day_is_publis
     assert len(lines) == 1 and "normalized" in lines[0] and "completed" in lines[0] and normalized[0] in lines[0]
     (load_id,) = query(settings, "select load_id from mfds_raw.load_runs")[0]
     assert f"load {load_id} of {START_DATE} (complete)" in lines[0]
-    assert query(settings, "select load_id, count(*), count(distinct item_position) from mfds_raw.dmf_items "
-                           "group by all") == [(load_id, 1200, 1200)]
+    assert query(
+        settings, "select load_id, count(*), count(distinct item_position) from mfds_raw.dmf_items group by all"
+    ) == [(load_id, 1200, 1200)]
     assert outcome.exit_code == 0 and outcome.verdict == "accepted"
     assert _pending(settings) == ([], [])
     again = load_day(settings, START_DATE, service_key=SERVICE_KEY)
@@ -133,6 +141,7 @@ def test_a_kill_in_the_middle_of_dlt_load_completes_the_package_without_duplicat
     settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
     _crash_after("load_items", settings, tmp_path)
     assert _pending(settings)[1]  # still pending: the package was partly loaded
+
     def rows_of(table: str) -> int:
         exists = query(settings, "select count(*) from information_schema.tables where table_name = ?", [table])
         return query(settings, f"select count(*) from mfds_raw.{table}")[0][0] if exists == [(1,)] else 0
@@ -149,8 +158,9 @@ def test_a_kill_in_the_middle_of_dlt_load_completes_the_package_without_duplicat
     assert len(lines) == 1 and "completed" in lines[0]
     assert outcome.fetch_status == "skipped"  # the completed load is the day's complete load
     (load_id,) = query(settings, "select load_id from mfds_raw.load_runs")[0]
-    assert query(settings, "select load_id, count(*), count(distinct item_position) from mfds_raw.dmf_items "
-                           "group by all") == [(load_id, 1200, 1200)]
+    assert query(
+        settings, "select load_id, count(*), count(distinct item_position) from mfds_raw.dmf_items group by all"
+    ) == [(load_id, 1200, 1200)]
     assert _pending(settings) == ([], [])
 
 
@@ -161,11 +171,22 @@ def test_the_command_line_after_a_kill_prints_no_bug_message(stage, tmp_settings
     settings = pointed_at(tmp_settings, start_simulator(day=START_DATE))
     _crash_after(stage, settings, tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_STATE_DIR=str(settings.state_dir),
-               DMF_REPORTS_DIR=str(settings.reports_dir), MFDS_API_BASE_URL=settings.api_base_url,
-               MFDS_SERVICE_KEY=SERVICE_KEY, HOME=str(tmp_path / "home"))
-    done = subprocess.run([sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
-                          cwd=PROJECT, env=env, capture_output=True, text=True, timeout=300)
+    env.update(
+        DMF_DUCKDB_PATH=str(settings.duckdb_path),
+        DMF_STATE_DIR=str(settings.state_dir),
+        DMF_REPORTS_DIR=str(settings.reports_dir),
+        MFDS_API_BASE_URL=settings.api_base_url,
+        MFDS_SERVICE_KEY=SERVICE_KEY,
+        HOME=str(tmp_path / "home"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "bug" not in done.stdout + done.stderr and done.stderr == ""
     log_text = (settings.state_dir / "logs" / "dmf.log").read_text(encoding="utf-8")

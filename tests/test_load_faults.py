@@ -4,20 +4,20 @@ Transient failures are retried and the load is accepted; a refused key fails at 
 that would make a partial list look whole (a short page, a moving count, a shifting list, an
 empty page) rejects the load. Real simulator on loopback, real dlt load, real DuckDB file.
 """
+
 from __future__ import annotations
 
 import time
 
 import duckdb
 import pytest
-from conftest import SERVICE_KEY, START_DATE, pointed_at
 
+from conftest import SERVICE_KEY, START_DATE, pointed_at
 from pipelines.mfds.load import load_day
 
 
 def _load(settings, server, policy, **kwargs):
-    return load_day(pointed_at(settings, server), START_DATE, service_key=SERVICE_KEY,
-                    retry_policy=policy, **kwargs)
+    return load_day(pointed_at(settings, server), START_DATE, service_key=SERVICE_KEY, retry_policy=policy, **kwargs)
 
 
 def _runs(settings) -> list[tuple]:
@@ -114,8 +114,9 @@ def test_unknown_service_key_fails_at_once_naming_the_code(tmp_settings, start_s
 
 def test_wrong_key_is_refused_by_the_simulator_itself(tmp_settings, start_simulator, fast_policy):
     server = start_simulator()
-    outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key="not-the-key",
-                       retry_policy=fast_policy)
+    outcome = load_day(
+        pointed_at(tmp_settings, server), START_DATE, service_key="not-the-key", retry_policy=fast_policy
+    )
     assert outcome.fetch_status == "failed"
     assert "(code 30)" in outcome.reason
     assert server.requests == 1

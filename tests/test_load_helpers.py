@@ -1,28 +1,42 @@
 """The small pieces of the MFDS client: key decoding, answer parsing, code wording, redaction."""
+
 from __future__ import annotations
 
 import json
-
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from conftest import START_DATE
 
-from settings.errors import ConfigError
+from conftest import START_DATE
 from pipelines.mfds.helpers import ApiError, decode_service_key, describe_code, parse_page, redact
 from pipelines.mfds.load import LoadOutcome, load_day, new_load_id
 from pipelines.mfds.settings import RESULT_CODES, RetryPolicy
+from settings.errors import ConfigError
 from simulator.server import error_xml
 
-ITEM = {"DMF_PERMIT_NO": None, "INGR_KOR_NAME": "성분 ", "ENTP_NAME": "A\r\n", "MNFCTR_NAME": "",
-        "MNFCTR_PLACE": " x  ", "MANUF_COUNTRY_CODE_NM": "스페인,스페인", "DMF_PERMIT_DATE": "2026-10-07",
-        "BIZRNO": "1208128636", "NOTICE_CODE": ""}
+ITEM = {
+    "DMF_PERMIT_NO": None,
+    "INGR_KOR_NAME": "성분 ",
+    "ENTP_NAME": "A\r\n",
+    "MNFCTR_NAME": "",
+    "MNFCTR_PLACE": " x  ",
+    "MANUF_COUNTRY_CODE_NM": "스페인,스페인",
+    "DMF_PERMIT_DATE": "2026-10-07",
+    "BIZRNO": "1208128636",
+    "NOTICE_CODE": "",
+}
 
 
 def _body(items, total=1):
-    return json.dumps({"response": {"header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."},
-                                    "body": {"pageNo": 1, "numOfRows": 500, "totalCount": total,
-                                             "items": items}}}, ensure_ascii=False).encode()
+    return json.dumps(
+        {
+            "response": {
+                "header": {"resultCode": "00", "resultMsg": "NORMAL SERVICE."},
+                "body": {"pageNo": 1, "numOfRows": 500, "totalCount": total, "items": items},
+            }
+        },
+        ensure_ascii=False,
+    ).encode()
 
 
 @pytest.mark.parametrize("items", [{"item": [ITEM]}, {"item": ITEM}, [ITEM]])
@@ -71,8 +85,8 @@ def test_redact_removes_the_key_in_any_form():
 def test_load_ids_sort_by_time_and_are_unique():
     ids = {new_load_id() for _ in range(1000)}
     assert len(ids) == 1000 and all(len(i) == 25 and i[8] == "T" for i in ids)
-    earlier = new_load_id(datetime(2026, 11, 29, 9, 30, tzinfo=timezone.utc))
-    later = new_load_id(datetime(2026, 11, 29, 9, 31, tzinfo=timezone.utc))
+    earlier = new_load_id(datetime(2026, 11, 29, 9, 30, tzinfo=UTC))
+    later = new_load_id(datetime(2026, 11, 29, 9, 31, tzinfo=UTC))
     assert earlier < later
 
 
@@ -90,7 +104,18 @@ def test_backoff_grows_and_is_capped():
 
 
 def test_summary_is_one_line_naming_the_verdict():
-    outcome = LoadOutcome("20261129T093000Z-3f2a", START_DATE, "incomplete", "the list shifted during the load",
-                          9200, 9200, 9199, 1, 57, 0, 3.2)
+    outcome = LoadOutcome(
+        "20261129T093000Z-3f2a",
+        START_DATE,
+        "incomplete",
+        "the list shifted during the load",
+        9200,
+        9200,
+        9199,
+        1,
+        57,
+        0,
+        3.2,
+    )
     line = outcome.summary()
     assert "\n" not in line and "is incomplete" in line and "the list shifted" in line

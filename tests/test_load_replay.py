@@ -1,9 +1,10 @@
 """A real dump served by the simulator loads with every field value byte-for-byte as in the file."""
+
 from __future__ import annotations
 
 import duckdb
-from conftest import SERVICE_KEY, START_DATE, pointed_at
 
+from conftest import SERVICE_KEY, START_DATE, pointed_at
 from pipelines.mfds.load import load_day
 from pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
 from simulator.replay import ReplaySource
@@ -14,8 +15,7 @@ def test_real_sample_loads_with_every_value_identical(
 ):
     assert len(real_sample) == 367
     server = start_simulator(ReplaySource(real_data_dir / "sample_2026-10-08.jsonl", start_date=START_DATE))
-    outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY,
-                       retry_policy=fast_policy)
+    outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
     assert outcome.fetch_status == "complete", outcome.reason
     assert (outcome.total_count, outcome.distinct_count, outcome.duplicate_count) == (367, 367, 0)
 

@@ -1,15 +1,16 @@
 """The loader holds every load against the declared item schema: a renamed or grown item is an
 incomplete load naming the fields, never a complete load of all-null records; the raw tables
 are frozen to their declared columns, and a breach is a recorded load, not a traceback."""
+
 from __future__ import annotations
 
 import json
 
 import duckdb
 import pytest
-from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
 
 import pipelines.mfds as mfds
+from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
 from dmf.build import build
 from pipelines.mfds import helpers
 from pipelines.mfds.helpers import parse_page
@@ -58,8 +59,12 @@ def test_camelcase_keys_are_drift_naming_every_missing_and_unknown_field(real_sa
 def test_lower_case_keys_still_match_case_insensitively(real_sample):
     lowered = [{k.lower(): v for k, v in item.items()} for item in real_sample]
     assert audit_of(lowered).drift() is None
-    page = parse_page(json.dumps({"response": {"header": {"resultCode": "00"}, "body": {
-        "totalCount": 1, "items": {"item": lowered[:1]}}}}).encode(), 1)
+    page = parse_page(
+        json.dumps(
+            {"response": {"header": {"resultCode": "00"}, "body": {"totalCount": 1, "items": {"item": lowered[:1]}}}}
+        ).encode(),
+        1,
+    )
     assert page.items[0]["DMF_PERMIT_NO"] == real_sample[0]["DMF_PERMIT_NO"]
 
 
@@ -108,7 +113,9 @@ def test_an_empty_list_has_no_drift():
 
 # -- through the simulator, load_day and DuckDB --------------------------------------------------
 @pytest.mark.fault("the API renames its fields (camelCase keys)")
-def test_camelcase_keys_make_the_load_incomplete_and_record_the_drift(tmp_settings, start_simulator, fast_policy, real_sample):
+def test_camelcase_keys_make_the_load_incomplete_and_record_the_drift(
+    tmp_settings, start_simulator, fast_policy, real_sample
+):
     server = start_simulator(StaticSource(real_sample, START_DATE), faults="camelcase_keys")
     outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
     assert outcome.fetch_status == "incomplete" and not outcome.ok
@@ -144,12 +151,16 @@ def test_xml_answers_are_audited_too(tmp_settings, start_simulator, fast_policy,
 def _xml_page(self, page_no, rows):
     """The same request without type=json: the simulator answers XML."""
     self.requests += 1
-    response = self._http.get(self.url, params={"serviceKey": self._key, "pageNo": str(page_no), "numOfRows": str(rows)})
+    response = self._http.get(
+        self.url, params={"serviceKey": self._key, "pageNo": str(page_no), "numOfRows": str(rows)}
+    )
     self.outcomes["00"] += 1
     return parse_page(response.content, page_no)
 
 
-def test_a_normal_load_after_drift_is_complete_with_no_drift_record(tmp_settings, start_simulator, fast_policy, real_sample):
+def test_a_normal_load_after_drift_is_complete_with_no_drift_record(
+    tmp_settings, start_simulator, fast_policy, real_sample
+):
     server = start_simulator(StaticSource(real_sample, START_DATE), faults="camelcase_keys")
     settings = pointed_at(tmp_settings, server)
     load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
@@ -161,7 +172,8 @@ def test_a_normal_load_after_drift_is_complete_with_no_drift_record(tmp_settings
 
 # -- the frozen raw schema -----------------------------------------------------------------------
 def test_a_warehouse_from_before_schema_drift_gets_the_column_and_keeps_loading(
-        tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch):
+    tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch
+):
     server = start_simulator(StaticSource(real_sample, START_DATE))
     settings = pointed_at(tmp_settings, server)
     old_columns = {k: v for k, v in mfds.RUN_COLUMNS.items() if k != "schema_drift"}
@@ -171,8 +183,12 @@ def test_a_warehouse_from_before_schema_drift_gets_the_column_and_keeps_loading(
         old_code.setattr(mfds, "run_row", lambda *a: {k: v for k, v in old_row(*a).items() if k != "schema_drift"})
         assert load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy).ok
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        before = {c for (c,) in con.execute("select column_name from information_schema.columns "
-                                            "where table_name = 'load_runs'").fetchall()}
+        before = {
+            c
+            for (c,) in con.execute(
+                "select column_name from information_schema.columns where table_name = 'load_runs'"
+            ).fetchall()
+        }
     assert "schema_drift" not in before
 
     server.set_faults("camelcase_keys")
@@ -185,20 +201,28 @@ def test_a_warehouse_from_before_schema_drift_gets_the_column_and_keeps_loading(
 
 @pytest.mark.fault("the API grows an unknown item field")
 def test_a_column_the_contract_refuses_is_a_rejected_load_naming_it(
-        tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch):
+    tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch
+):
     server = start_simulator(StaticSource(real_sample, START_DATE))
     settings = pointed_at(tmp_settings, server)
     assert load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy).ok
     real_distinct_rows = helpers.distinct_rows
     with monkeypatch.context() as broken:  # a code path that yields a column nobody declared
-        broken.setattr(helpers, "distinct_rows",
-                       lambda received: [dict(row, surprise_col="x") for row in real_distinct_rows(received)])
+        broken.setattr(
+            helpers,
+            "distinct_rows",
+            lambda received: [dict(row, surprise_col="x") for row in real_distinct_rows(received)],
+        )
         outcome = load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy, force=True)
     assert outcome.fetch_status == "incomplete"
     assert "mfds_raw.dmf_load_items refused the undeclared column surprise_col" in outcome.reason
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        columns = {c for (c,) in con.execute("select column_name from information_schema.columns "
-                                             "where table_name like 'dmf_%'").fetchall()}
+        columns = {
+            c
+            for (c,) in con.execute(
+                "select column_name from information_schema.columns where table_name like 'dmf_%'"
+            ).fetchall()
+        }
         counts = con.execute("select load_id, count(*) from mfds_raw.dmf_items group by load_id").fetchall()
     assert "surprise_col" not in columns
     assert [n for _, n in counts] == [len(real_sample)]  # nothing of the refused load was stored
@@ -216,7 +240,8 @@ def test_both_raw_resources_carry_the_frozen_contract():
 
 
 def test_dbt_builds_a_warehouse_whose_load_runs_predate_schema_drift(
-        tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch):
+    tmp_settings, start_simulator, fast_policy, real_sample, monkeypatch
+):
     server = start_simulator(StaticSource(real_sample, START_DATE))
     settings = pointed_at(tmp_settings, server)
     old_columns = {k: v for k, v in mfds.RUN_COLUMNS.items() if k != "schema_drift"}

@@ -1,4 +1,5 @@
 """The service key appears nowhere: not in logs, stdout/stderr, DuckDB, or dlt's state and traces."""
+
 from __future__ import annotations
 
 import gzip
@@ -7,8 +8,8 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import duckdb
-from conftest import SERVICE_KEY, START_DATE, pointed_at
 
+from conftest import SERVICE_KEY, START_DATE, pointed_at
 from pipelines.mfds.load import load_day
 
 KEY_FORMS = {SERVICE_KEY, quote(SERVICE_KEY, safe=""), quote_plus(SERVICE_KEY), "9f3b1c7e"}
@@ -42,8 +43,14 @@ def test_service_key_appears_in_no_log_output_file_or_table(
     server.set_faults("truncate_last_page")
     outcomes.append(load_day(settings, START_DATE, force=True, retry_policy=fast_policy))
     server.set_faults("slow:1@times=1")
-    outcomes.append(load_day(settings, START_DATE, force=True,
-                             retry_policy=fast_policy.__class__(**{**fast_policy.__dict__, "read_timeout_s": 0.2})))
+    outcomes.append(
+        load_day(
+            settings,
+            START_DATE,
+            force=True,
+            retry_policy=fast_policy.__class__(**{**fast_policy.__dict__, "read_timeout_s": 0.2}),
+        )
+    )
     assert [o.fetch_status for o in outcomes] == ["complete", "failed", "incomplete", "complete"]
 
     texts = [o.summary() for o in outcomes] + [repr(o) for o in outcomes]
@@ -63,8 +70,7 @@ def test_service_key_appears_in_no_log_output_file_or_table(
     # DuckDB compresses strings, so also ask it: no text value anywhere holds the key.
     with duckdb.connect(str(tmp_settings.duckdb_path)) as con:
         columns = con.execute(
-            "select table_schema, table_name, column_name from information_schema.columns "
-            "where data_type = 'VARCHAR'"
+            "select table_schema, table_name, column_name from information_schema.columns where data_type = 'VARCHAR'"
         ).fetchall()
         hits = []
         for schema, table, column in columns:

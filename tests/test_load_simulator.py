@@ -1,12 +1,13 @@
 """The simulator speaks the MFDS API as the real portal does, and can be steered over loopback."""
+
 from __future__ import annotations
 
 import json
 
 import httpx
 import pytest
-from conftest import SERVICE_KEY, START_DATE, StaticSource
 
+from conftest import SERVICE_KEY, START_DATE, StaticSource
 from simulator.faults import Faults, FaultSpecError
 from simulator.server import SERVICE_PATH, error_xml
 
@@ -25,8 +26,17 @@ def test_json_page_has_the_real_shape_and_counts(simulator):
     assert (page["pageNo"], page["numOfRows"], page["totalCount"]) == (3, 500, 1200)
     items = page["items"]["item"]
     assert len(items) == 200
-    assert list(items[0]) == ["DMF_PERMIT_NO", "INGR_KOR_NAME", "ENTP_NAME", "MNFCTR_NAME", "MNFCTR_PLACE",
-                              "MANUF_COUNTRY_CODE_NM", "DMF_PERMIT_DATE", "BIZRNO", "NOTICE_CODE"]
+    assert list(items[0]) == [
+        "DMF_PERMIT_NO",
+        "INGR_KOR_NAME",
+        "ENTP_NAME",
+        "MNFCTR_NAME",
+        "MNFCTR_PLACE",
+        "MANUF_COUNTRY_CODE_NM",
+        "DMF_PERMIT_DATE",
+        "BIZRNO",
+        "NOTICE_CODE",
+    ]
     assert simulator.base_url.endswith(SERVICE_PATH) and simulator.base_url.startswith("http://127.0.0.1:")
 
 
@@ -60,7 +70,9 @@ def test_stable_duplicate_sits_at_the_same_places_on_every_pass(start_simulator)
     server = start_simulator(faults="duplicate_across_pages")
 
     def listing():
-        return [item for page in (1, 2, 3) for item in _get(server, pageNo=page).json()["response"]["body"]["items"]["item"]]
+        return [
+            item for page in (1, 2, 3) for item in _get(server, pageNo=page).json()["response"]["body"]["items"]["item"]
+        ]
 
     first, second = listing(), listing()
     assert first == second and len(first) == 1201
@@ -89,8 +101,7 @@ def test_control_endpoint_shows_and_sets_day_and_faults(start_simulator):
     server = start_simulator(size=1200)
     control = server.base_url.split(SERVICE_PATH)[0] + "/_sim/state"
     assert httpx.get(control).json() == {"day": 1, "faults": "", "requests": 0}
-    state = httpx.post(control, json={"day": (START_DATE.replace(day=30)).isoformat(),
-                                      "faults": "http503:1"}).json()
+    state = httpx.post(control, json={"day": (START_DATE.replace(day=30)).isoformat(), "faults": "http503:1"}).json()
     assert state["day"] == 2 and state["faults"] == "http503:1"
     assert server.day == 2 and server.faults == Faults(http503=1)
     assert _get(server).status_code == 503
@@ -98,9 +109,11 @@ def test_control_endpoint_shows_and_sets_day_and_faults(start_simulator):
 
 
 def test_fault_specs_parse_and_round_trip():
-    spec = ("http500:2,http503:1,http429:1@retry_after=1,drop:1,slow:0.5@times=2,xml_code:30,"
-            "truncate_last_page,total_count_shift:3,duplicate_across_pages,duplicate_shifting,"
-            "empty_page:3,items_shape:single")
+    spec = (
+        "http500:2,http503:1,http429:1@retry_after=1,drop:1,slow:0.5@times=2,xml_code:30,"
+        "truncate_last_page,total_count_shift:3,duplicate_across_pages,duplicate_shifting,"
+        "empty_page:3,items_shape:single"
+    )
     faults = Faults.parse(spec)
     assert faults.http429 == 1 and faults.retry_after_s == 1 and faults.slow_times == 2
     assert faults.xml_code == "30" and faults.xml_code_times is None

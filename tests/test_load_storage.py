@@ -1,18 +1,34 @@
 """What `load_day` leaves in DuckDB and under the state dir, and how it treats configuration."""
+
 from __future__ import annotations
 
 import duckdb
 import pytest
-from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
 
-from settings.errors import ConfigError
+from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
 from pipelines.mfds.load import load_day
 from pipelines.mfds.settings import COLUMN_NAMES
+from settings.errors import ConfigError
 
 RUN_COLUMNS = [
-    "load_id", "as_of_date", "started_at", "finished_at", "duration_s", "fetch_status", "reason",
-    "total_count", "fetched_count", "distinct_count", "duplicate_count", "pages", "requests",
-    "retries", "attempts", "result_codes", "source_url", "schema_drift",
+    "load_id",
+    "as_of_date",
+    "started_at",
+    "finished_at",
+    "duration_s",
+    "fetch_status",
+    "reason",
+    "total_count",
+    "fetched_count",
+    "distinct_count",
+    "duplicate_count",
+    "pages",
+    "requests",
+    "retries",
+    "attempts",
+    "result_codes",
+    "source_url",
+    "schema_drift",
 ]
 ITEM_COLUMNS = ["load_id", "as_of_date", "item_position", "page_no", "repeat_count", *COLUMN_NAMES, "row_hash"]
 VERSION_COLUMNS = ["row_hash", *COLUMN_NAMES]
@@ -21,10 +37,13 @@ MEMBERSHIP_COLUMNS = ["load_id", "as_of_date", "item_position", "page_no", "repe
 
 def _columns(settings, table: str) -> dict[str, str]:
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        return dict(con.execute(
-            "select column_name, data_type from information_schema.columns "
-            "where table_schema = 'mfds_raw' and table_name = ? order by ordinal_position", [table],
-        ).fetchall())
+        return dict(
+            con.execute(
+                "select column_name, data_type from information_schema.columns "
+                "where table_schema = 'mfds_raw' and table_name = ? order by ordinal_position",
+                [table],
+            ).fetchall()
+        )
 
 
 def test_failed_first_load_still_creates_every_column(tmp_settings, start_simulator, fast_policy):
@@ -48,18 +67,30 @@ def test_failed_first_load_still_creates_every_column(tmp_settings, start_simula
     assert done.fetch_status == "complete"
     with duckdb.connect(str(tmp_settings.duckdb_path)) as con:
         assert con.execute("select count(*) from mfds_raw.dmf_items").fetchone()[0] == 1200
-        assert con.execute(
-            "select list(fetch_status order by started_at) from mfds_raw.load_runs"
-        ).fetchone()[0] == ["failed", "failed", "complete"]
+        assert con.execute("select list(fetch_status order by started_at) from mfds_raw.load_runs").fetchone()[0] == [
+            "failed",
+            "failed",
+            "complete",
+        ]
 
 
 def test_all_null_fields_keep_their_text_columns(tmp_settings, start_simulator, fast_policy):
-    nulls = [{"DMF_PERMIT_NO": None, "INGR_KOR_NAME": f"성분{i}", "ENTP_NAME": None, "MNFCTR_NAME": None,
-              "MNFCTR_PLACE": None, "MANUF_COUNTRY_CODE_NM": None, "DMF_PERMIT_DATE": None,
-              "BIZRNO": None, "NOTICE_CODE": None} for i in range(3)]
+    nulls = [
+        {
+            "DMF_PERMIT_NO": None,
+            "INGR_KOR_NAME": f"성분{i}",
+            "ENTP_NAME": None,
+            "MNFCTR_NAME": None,
+            "MNFCTR_PLACE": None,
+            "MANUF_COUNTRY_CODE_NM": None,
+            "DMF_PERMIT_DATE": None,
+            "BIZRNO": None,
+            "NOTICE_CODE": None,
+        }
+        for i in range(3)
+    ]
     server = start_simulator(StaticSource(nulls))
-    outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY,
-                       retry_policy=fast_policy)
+    outcome = load_day(pointed_at(tmp_settings, server), START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy)
     assert outcome.fetch_status == "complete"
     items = _columns(tmp_settings, "dmf_items")
     assert all(items[c] == "VARCHAR" for c in COLUMN_NAMES)
@@ -108,7 +139,9 @@ def test_force_loads_a_completed_date_again(sim_settings, simulator, fast_policy
 def test_failed_load_does_not_block_the_next_attempt_that_day(tmp_settings, start_simulator, fast_policy):
     server = start_simulator(faults="truncate_last_page")
     settings = pointed_at(tmp_settings, server)
-    assert load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy).fetch_status == "incomplete"
+    assert (
+        load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy).fetch_status == "incomplete"
+    )
     server.set_faults(None)
     assert load_day(settings, START_DATE, service_key=SERVICE_KEY, retry_policy=fast_policy).fetch_status == "complete"
 
@@ -154,11 +187,10 @@ def test_loads_of_several_days_append(tmp_settings, start_simulator, fast_policy
     settings = pointed_at(tmp_settings, server)
     for offset in range(3):
         server.set_day(START_DATE + timedelta(days=offset))
-        outcome = load_day(settings, START_DATE + timedelta(days=offset), service_key=SERVICE_KEY,
-                           retry_policy=fast_policy)
+        outcome = load_day(
+            settings, START_DATE + timedelta(days=offset), service_key=SERVICE_KEY, retry_policy=fast_policy
+        )
         assert outcome.fetch_status == "complete"
     with duckdb.connect(str(tmp_settings.duckdb_path)) as con:
-        per_day = con.execute(
-            "select as_of_date, count(*) from mfds_raw.dmf_items group by 1 order by 1"
-        ).fetchall()
+        per_day = con.execute("select as_of_date, count(*) from mfds_raw.dmf_items group by 1 order by 1").fetchall()
     assert [day for day, _ in per_day] == [START_DATE + timedelta(days=d) for d in range(3)]

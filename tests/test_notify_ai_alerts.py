@@ -1,10 +1,11 @@
 """The design's AI-failure table (§2.4) mapped to alerts, one test per row: the real enrich step
 drives the fake agy into each failure, then the real alert policy judges the day. Alerts come
 once on a change of state, never every day the failure stays."""
+
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 
@@ -65,8 +66,9 @@ def test_quota_raises_one_info_alert_when_the_circuit_opens_and_none_while_open(
 def test_token_cap_raises_one_info_alert(tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path)
     settings = warehouse(tmp_path)
-    (settings.state_dir / "agy_budget.json").write_text(json.dumps(
-        {"day": today_in_seoul().isoformat(), "calls": 0, "tokens": 300_000}), encoding="utf-8")
+    (settings.state_dir / "agy_budget.json").write_text(
+        json.dumps({"day": today_in_seoul().isoformat(), "calls": 0, "tokens": 300_000}), encoding="utf-8"
+    )
     assert enrich_and_notify(settings, DAYS[0]) == ("token_cap", ["ai_token_cap"])
     assert enrich_and_notify(settings, DAYS[1]) == ("token_cap", [])
     assert alerts(settings) == [(DAYS[0], "INFO", "ai_token_cap")]
@@ -74,8 +76,7 @@ def test_token_cap_raises_one_info_alert(tmp_path, monkeypatch):
 
 def test_timeout_raises_no_alert(tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path, "timeout", FAKE_AGY_SLEEP="30")
-    settings = warehouse(tmp_path, days=1,
-                         config='print_timeout = "2s"\nhard_kill_grace_seconds = 1\n')
+    settings = warehouse(tmp_path, days=1, config='print_timeout = "2s"\nhard_kill_grace_seconds = 1\n')
     assert enrich_and_notify(settings, DAYS[0]) == ("timeout", [])
     assert alerts(settings) == []
 
@@ -91,7 +92,9 @@ def test_an_invalid_answer_raises_no_alert(tmp_path, monkeypatch):
 def test_invalid_answers_on_five_of_seven_days_raise_one_alert(tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path, "empty")
     # The circuit (three failures) and the caps (one budget for "today") would hide the streak.
-    settings = warehouse(tmp_path, days=7, config="circuit_failure_threshold = 100\ndaily_call_cap = 100\ndaily_token_cap = 100000000\n")
+    settings = warehouse(
+        tmp_path, days=7, config="circuit_failure_threshold = 100\ndaily_call_cap = 100\ndaily_token_cap = 100000000\n"
+    )
     raised = [enrich_and_notify(settings, day) for day in DAYS[:7]]
     assert [reason for reason, _ in raised] == ["schema_invalid"] * 7
     assert [kinds for _, kinds in raised] == [[], [], [], [], ["ai_invalid_streak"], [], []]
@@ -101,9 +104,12 @@ def test_invalid_answers_on_five_of_seven_days_raise_one_alert(tmp_path, monkeyp
 def test_an_open_circuit_raises_no_alert(tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path)
     settings = warehouse(tmp_path, days=1)
-    (settings.state_dir / "agy_circuit.json").write_text(json.dumps(
-        {"state": "OPEN", "failures": 3, "opened_at": datetime.now(timezone.utc).isoformat(),
-         "last_error_kind": "timeout"}), encoding="utf-8")
+    (settings.state_dir / "agy_circuit.json").write_text(
+        json.dumps(
+            {"state": "OPEN", "failures": 3, "opened_at": datetime.now(UTC).isoformat(), "last_error_kind": "timeout"}
+        ),
+        encoding="utf-8",
+    )
     assert enrich_and_notify(settings, DAYS[0]) == ("circuit_open", [])
     assert alerts(settings) == []
 
@@ -129,7 +135,7 @@ def test_action_required_anomaly_raises_the_days_level_to_warn_and_the_day_goes_
     assert alerts(settings) == [(DAYS[0], "WARN", "ai_action_required")]
     with duckdb.connect(str(settings.duckdb_path)) as con:
         levels = dict(con.execute("select message_kind, level from notify.deliveries").fetchall())
-    assert levels == {"daily": "WARN", "alert": "WARN"}   # INFO day raised to WARN
+    assert levels == {"daily": "WARN", "alert": "WARN"}  # INFO day raised to WARN
     daily = (tmp_path / "outbox" / f"daily_{DAYS[0]}.txt").read_text(encoding="utf-8")
     assert "조치 필요(ACTION_REQUIRED)" in daily
 
@@ -149,11 +155,21 @@ def test_proposals_pending_seven_days_are_never_an_alert(tmp_path, monkeypatch):
     settings = warehouse(tmp_path, days=1)
     with duckdb.connect(str(settings.duckdb_path)) as con:
         enrich_store.ensure_schema(con)
-        enrich_store.insert_proposals(con, [{
-            "proposal_id": "p-old", "as_of_date": DAYS[0] - timedelta(days=10), "kind": "ingredient_alias",
-            "watch_term": "Formoterol Fumarate", "candidate_ingredient_name": "포르모테롤푸마르산염",
-            "confidence": 0.9, "status": "PENDING",
-            "created_at": datetime.now(timezone.utc) - timedelta(days=10)}])
+        enrich_store.insert_proposals(
+            con,
+            [
+                {
+                    "proposal_id": "p-old",
+                    "as_of_date": DAYS[0] - timedelta(days=10),
+                    "kind": "ingredient_alias",
+                    "watch_term": "Formoterol Fumarate",
+                    "candidate_ingredient_name": "포르모테롤푸마르산염",
+                    "confidence": 0.9,
+                    "status": "PENDING",
+                    "created_at": datetime.now(UTC) - timedelta(days=10),
+                }
+            ],
+        )
     write_run(settings, base_run("r-ok", DAYS[0], "daily", "OK", None, None, headline="요약"))
     assert notify_day(settings, DAYS[0], env={}).alerts == []
     assert alerts(settings) == []

@@ -6,6 +6,7 @@ unwatched registration, adds a watched one and changes an unwatched manufacturer
 an action). The action list must name exactly the day's CRITICAL/HIGH/watchlist events that
 SQL publishes, each linking to a cell that exists and is that event's row.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,19 +18,19 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from settings.config import load_settings
 from reports import daily
 from reports.daily import render_daily
 from scenarios import DaysSource, query, run_days
+from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
 DAY_1, DAY_2 = date(2026, 10, 8), date(2026, 10, 9)
 REMOVED_MANUFACTURER = "Devika Active Pharma Sciences Ltd"
 KEPT_MANUFACTURER = "Hefei Xianju Pharmaceutical Co., Ltd."
-WATCHED_TWO_SITES = "20110916-130-H-178-31"     # 암로디핀베실산염: watched ingredient
-WATCHED_WITHDRAWN = "20131108-129-H-255-33"     # 클로피도그렐황산염: watched base name
-UNWATCHED_WITHDRAWN = "20050831-13-B-55-02"     # 트리메부틴말레산염, 삼일제약: not watched
+WATCHED_TWO_SITES = "20110916-130-H-178-31"  # 암로디핀베실산염: watched ingredient
+WATCHED_WITHDRAWN = "20131108-129-H-255-33"  # 클로피도그렐황산염: watched base name
+UNWATCHED_WITHDRAWN = "20050831-13-B-55-02"  # 트리메부틴말레산염, 삼일제약: not watched
 UNWATCHED_CHANGED = "20050831-14-B-60-04"
 NEW_WATCHED = "20261009-209-J-9001"
 
@@ -38,9 +39,11 @@ def two_days(real_data_dir) -> dict[date, list[dict]]:
     day_1 = read_jsonl(real_data_dir / "sample_2026-10-08.jsonl")
     for record in day_1:
         if record["DMF_PERMIT_NO"] == WATCHED_TWO_SITES:
-            record.update(MNFCTR_NAME=f"{REMOVED_MANUFACTURER},{KEPT_MANUFACTURER}",
-                          MNFCTR_PLACE="Plot 12, Hyderabad, India,No. 8, Hefei, China",
-                          MANUF_COUNTRY_CODE_NM="인도,중국")
+            record.update(
+                MNFCTR_NAME=f"{REMOVED_MANUFACTURER},{KEPT_MANUFACTURER}",
+                MNFCTR_PLACE="Plot 12, Hyderabad, India,No. 8, Hefei, China",
+                MANUF_COUNTRY_CODE_NM="인도,중국",
+            )
     day_2 = []
     for record in day_1:
         record = dict(record)
@@ -48,19 +51,28 @@ def two_days(real_data_dir) -> dict[date, list[dict]]:
         if number in (WATCHED_WITHDRAWN, UNWATCHED_WITHDRAWN):
             continue
         if number == WATCHED_TWO_SITES:
-            record.update(MNFCTR_NAME=KEPT_MANUFACTURER, MNFCTR_PLACE="No. 8, Hefei, China",
-                          MANUF_COUNTRY_CODE_NM="중국")
+            record.update(
+                MNFCTR_NAME=KEPT_MANUFACTURER, MNFCTR_PLACE="No. 8, Hefei, China", MANUF_COUNTRY_CODE_NM="중국"
+            )
         if number == UNWATCHED_CHANGED:
             record.update(MNFCTR_NAME="Another Manufacturer GmbH")
         day_2.append(record)
-    day_2.append(dict(day_1[166], DMF_PERMIT_NO=NEW_WATCHED, DMF_PERMIT_DATE="2026-10-09",
-                      ENTP_NAME="(주)새신청인", BIZRNO="9998887776"))
+    day_2.append(
+        dict(
+            day_1[166],
+            DMF_PERMIT_NO=NEW_WATCHED,
+            DMF_PERMIT_DATE="2026-10-09",
+            ENTP_NAME="(주)새신청인",
+            BIZRNO="9998887776",
+        )
+    )
     return {DAY_1: day_1, DAY_2: day_2}
 
 
 def settings_in(root):
-    settings = load_settings({}).with_paths(duckdb_path=root / "dmf.duckdb",
-                                            reports_dir=root / "reports", state_dir=root / "state")
+    settings = load_settings({}).with_paths(
+        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
+    )
     return dataclasses.replace(settings)
 
 
@@ -71,8 +83,7 @@ def built(real_data_dir, tmp_path_factory):
     mp.setenv("DMF_AI_DISABLED", "1")
     try:
         settings = settings_in(root)
-        outcomes = run_days(settings, DaysSource(two_days(real_data_dir)), [(DAY_1, None), (DAY_2, None)],
-                            SERVICE_KEY)
+        outcomes = run_days(settings, DaysSource(two_days(real_data_dir)), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
     finally:
         mp.undo()
     assert [o.exit_code for o in outcomes] == [0, 0]
@@ -105,10 +116,14 @@ def resolve(wb, target: str):
 
 
 def test_action_list_names_exactly_the_critical_high_and_watchlist_events(warehouse):
-    expected = query(warehouse, """
+    expected = query(
+        warehouse,
+        """
         select permit_no, severity from marts.dmf_events
         where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
-        order by all""", [DAY_2])
+        order by all""",
+        [DAY_2],
+    )
     assert {"CRITICAL", "HIGH"} <= {severity for _, severity in expected}
     wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
 
@@ -122,9 +137,16 @@ def test_action_list_names_exactly_the_critical_high_and_watchlist_events(wareho
     ranks = [list(korean.values()).index(tag.split(" · ")[0]) for _, tag, _ in lines]
     assert ranks == sorted(ranks)
     # The full list sheet holds the same keys.
-    keys = {row[0] for row in query(warehouse, """
+    keys = {
+        row[0]
+        for row in query(
+            warehouse,
+            """
         select dmf_key from marts.dmf_events
-        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""", [DAY_2])}
+        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""",
+            [DAY_2],
+        )
+    }
     sheet = wb[daily.ACTIONS]
     header = [c.value for c in sheet[4]]
     listed = {row[header.index("dmf_key")] for row in sheet.iter_rows(min_row=5, values_only=True) if row[0]}
@@ -157,8 +179,9 @@ def test_every_action_link_lands_on_that_events_row(warehouse):
 
 def test_every_internal_link_of_the_report_resolves(warehouse):
     wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
-    links = [cell.hyperlink for ws in wb.worksheets for row in ws.iter_rows() for cell in row
-             if cell.hyperlink is not None]
+    links = [
+        cell.hyperlink for ws in wb.worksheets for row in ws.iter_rows() for cell in row if cell.hyperlink is not None
+    ]
     assert links
     for link in links:
         assert link.location, link.target
@@ -169,9 +192,13 @@ def test_a_long_action_list_shows_the_first_lines_and_says_how_many_more(warehou
     monkeypatch.setattr(daily, "DASHBOARD_ACTIONS", 2)
     wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
     ws = wb[daily.DASHBOARD]
-    total = query(warehouse, """
+    total = query(
+        warehouse,
+        """
         select count(*) from marts.dmf_events
-        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""", [DAY_2])[0][0]
+        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""",
+        [DAY_2],
+    )[0][0]
     lines = action_rows(ws)
     assert len(lines) == 2
     more = ws.cell(lines[-1][0] + 1, 1)
@@ -182,44 +209,66 @@ def test_a_long_action_list_shows_the_first_lines_and_says_how_many_more(warehou
 def test_a_quiet_day_says_there_is_nothing_to_act_on(warehouse):
     ws = openpyxl.load_workbook(render_daily(warehouse, DAY_1))[daily.DASHBOARD]
     heading = next(c.row for c in ws["A"] if str(c.value or "").startswith("오늘 조치할 항목"))
-    assert "조치할 항목이 없습니다" in ws.cell(heading + 1, 1).value or \
-        ws.cell(heading + 1, 1).value.startswith("조치할 항목 없음")
+    assert "조치할 항목이 없습니다" in ws.cell(heading + 1, 1).value or ws.cell(heading + 1, 1).value.startswith(
+        "조치할 항목 없음"
+    )
 
 
 def test_a_watched_manufacturer_removal_is_one_removed_entry_and_critical(warehouse):
-    rows = query(warehouse, """
+    rows = query(
+        warehouse,
+        """
         select field_name, change_detail, removed_entries, added_entries, severity
         from marts.dmf_event_field_changes where as_of_date = ? and permit_no = ?
-        order by field_name""", [DAY_2, WATCHED_TWO_SITES])
+        order by field_name""",
+        [DAY_2, WATCHED_TWO_SITES],
+    )
     assert rows == [
         ("countries", "removed", ["인도"], None, "INFO"),
         ("manufacture_place", "removed", ["Plot 12, Hyderabad, India"], None, "HIGH"),
         ("manufacturer", "removed", [REMOVED_MANUFACTURER], None, "CRITICAL"),
     ]
-    assert query(warehouse, "select severity from marts.dmf_events where as_of_date = ? and permit_no = ?",
-                 [DAY_2, WATCHED_TWO_SITES]) == [("CRITICAL",)]
+    assert query(
+        warehouse,
+        "select severity from marts.dmf_events where as_of_date = ? and permit_no = ?",
+        [DAY_2, WATCHED_TWO_SITES],
+    ) == [("CRITICAL",)]
 
 
 def test_the_changed_sheet_names_the_removed_manufacturer_in_full(warehouse):
     sheet = openpyxl.load_workbook(render_daily(warehouse, DAY_2))[daily.CHANGED]
     header = [c.value for c in sheet[4]]
-    texts = [row[header.index("무엇이 바뀌었나")] for row in sheet.iter_rows(min_row=5, values_only=True)
-             if row[header.index("등록번호")] == WATCHED_TWO_SITES]
+    texts = [
+        row[header.index("무엇이 바뀌었나")]
+        for row in sheet.iter_rows(min_row=5, values_only=True)
+        if row[header.index("등록번호")] == WATCHED_TWO_SITES
+    ]
     assert f"제조소명 삭제: {REMOVED_MANUFACTURER}" in texts
 
 
 # --- the history view -------------------------------------------------------------------------
+
 
 def dmf_cli(settings, *args: str):
     import os
     import subprocess
     import sys
     from pathlib import Path
+
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-    env.update(DMF_DUCKDB_PATH=str(settings.duckdb_path), DMF_REPORTS_DIR=str(settings.reports_dir),
-               DMF_STATE_DIR=str(settings.state_dir))
-    return subprocess.run([sys.executable, "-m", "dmf.cli", *args], env=env, text=True,
-                          cwd=Path(__file__).resolve().parents[1], capture_output=True, timeout=120)
+    env.update(
+        DMF_DUCKDB_PATH=str(settings.duckdb_path),
+        DMF_REPORTS_DIR=str(settings.reports_dir),
+        DMF_STATE_DIR=str(settings.state_dir),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "dmf.cli", *args],
+        env=env,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def test_dmf_history_prints_first_seen_and_every_change_with_dates(warehouse):
@@ -228,7 +277,7 @@ def test_dmf_history_prints_first_seen_and_every_change_with_dates(warehouse):
     out = result.stdout
     assert out.splitlines()[0].startswith(f"암로디핀베실산염 · {WATCHED_TWO_SITES}")
     assert "2026-10-08  처음 확인" in out
-    assert f"2026-10-09  변경 [긴급]" in out and f"제조소명 삭제: {REMOVED_MANUFACTURER}" in out
+    assert "2026-10-09  변경 [긴급]" in out and f"제조소명 삭제: {REMOVED_MANUFACTURER}" in out
     assert "제조국 삭제: 인도" in out
     assert f"현재: 제조소 {KEPT_MANUFACTURER}" in out
 
@@ -249,8 +298,10 @@ def test_dmf_history_by_applicant_and_an_unknown_name(warehouse):
 
 
 def test_each_watchlist_row_links_to_its_timeline_on_the_history_sheet(warehouse):
-    from reports.history import format_timeline, find_keys, timeline
     import duckdb
+
+    from reports.history import find_keys, format_timeline, timeline
+
     wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
     ws = wb[daily.WATCHLIST]
     header = [c.value for c in ws[4]]
@@ -277,6 +328,7 @@ def test_each_watchlist_row_links_to_its_timeline_on_the_history_sheet(warehouse
 
 # --- lineage: each exposure depends on exactly what its renderer queries -----------------------
 
+
 class RecordingConnection:
     """A real DuckDB connection that remembers every SQL text it executed."""
 
@@ -299,6 +351,7 @@ class RecordingConnection:
 
 def queried_marts(monkeypatch, module, render, settings, day) -> set[str]:
     import duckdb
+
     log: list[str] = []
 
     class RecordingDuckdb:
@@ -315,6 +368,7 @@ def queried_marts(monkeypatch, module, render, settings, day) -> set[str]:
 
 def exposure_models(built, name: str) -> set[str]:
     import json
+
     manifest = json.loads((built.state_dir / "dbt" / "target" / "manifest.json").read_text(encoding="utf-8"))
     nodes = manifest["exposures"][f"exposure.dmf_watch.{name}"]["depends_on"]["nodes"]
     return {node.split(".")[-1] for node in nodes}
@@ -322,16 +376,21 @@ def exposure_models(built, name: str) -> set[str]:
 
 def test_daily_report_exposure_depends_on_exactly_the_marts_the_renderer_queries(built, warehouse, monkeypatch):
     from reports import daily as daily_module
+
     queried = queried_marts(monkeypatch, daily_module, daily_module.render_daily, warehouse, DAY_2)
     assert "dmf_watchlist_unmatched" in queried and "dmf_registration_history" in queried
     assert exposure_models(built, "daily_report") == queried
 
 
-def test_weekly_report_exposure_depends_on_exactly_the_relations_the_renderer_queries(built, warehouse,
-                                                                                     monkeypatch):
+def test_weekly_report_exposure_depends_on_exactly_the_relations_the_renderer_queries(built, warehouse, monkeypatch):
     from reports import weekly as weekly_module
+
     queried = queried_marts(monkeypatch, weekly_module, weekly_module.render_weekly, warehouse, date(2026, 10, 12))
     assert {m for m in queried if m.startswith("rpt_weekly_")} == {
-        "rpt_weekly_totals", "rpt_weekly_new_applicants", "rpt_weekly_new_countries",
-        "rpt_weekly_registration_groups", "rpt_weekly_single_source_changes"}
+        "rpt_weekly_totals",
+        "rpt_weekly_new_applicants",
+        "rpt_weekly_new_countries",
+        "rpt_weekly_registration_groups",
+        "rpt_weekly_single_source_changes",
+    }
     assert exposure_models(built, "weekly_report") == queried

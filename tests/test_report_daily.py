@@ -1,4 +1,5 @@
 """The daily xlsx report, read back with openpyxl from a real DuckDB warehouse."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,9 +10,9 @@ import duckdb
 import openpyxl
 import pytest
 
-from settings.config import Settings
 from reports import daily
 from reports.daily import render_daily
+from settings.config import Settings
 from test_report_fixture import (
     AI_HEADLINE,
     AT_INGREDIENT,
@@ -87,9 +88,11 @@ def test_dashboard_counts_equal_the_sql_counts(warehouse):
     assert counts["긴급 (CRITICAL)"] == sql_one(settings, count + "and severity = 'CRITICAL'", [s.rich_day])
     assert counts["관심목록 해당"] == sql_one(settings, count + "and on_watchlist", [s.rich_day])
     assert counts["무결성 신호 발생"] == sql_one(
-        settings, "select count(*) from marts.dmf_signals where as_of_date = ? and fired", [s.rich_day])
+        settings, "select count(*) from marts.dmf_signals where as_of_date = ? and fired", [s.rich_day]
+    )
     assert counts["등록 현황(건)"] == sql_one(
-        settings, "select registry_count from marts.dmf_daily_summary where as_of_date = ?", [s.rich_day])
+        settings, "select registry_count from marts.dmf_daily_summary where as_of_date = ?", [s.rich_day]
+    )
     assert all(isinstance(counts[k], int) for k in ("신규 (NEW)", "변경 (CHANGED)", "취하 (WITHDRAWN)"))
 
 
@@ -97,18 +100,21 @@ def test_one_row_per_event_and_per_field_change(warehouse):
     settings, s = warehouse
     wb = openpyxl.load_workbook(render_daily(settings, s.rich_day))
     for sheet, event_type in ((daily.NEW, "NEW"), (daily.WITHDRAWN, "WITHDRAWN")):
-        expected = sql_one(settings, "select count(*) from marts.dmf_events where as_of_date = ? "
-                                     "and event_type = ?", [s.rich_day, event_type])
+        expected = sql_one(
+            settings,
+            "select count(*) from marts.dmf_events where as_of_date = ? and event_type = ?",
+            [s.rich_day, event_type],
+        )
         assert len(table(wb[sheet])) == expected > 0
-    changes = sql_one(settings, "select count(*) from marts.dmf_event_field_changes "
-                                "where as_of_date = ?", [s.rich_day])
+    changes = sql_one(settings, "select count(*) from marts.dmf_event_field_changes where as_of_date = ?", [s.rich_day])
     rows = table(wb[daily.CHANGED])
     assert len(rows) == changes == 5
     fields = {(r["변경 항목"].value, r["변경 전"].value, r["변경 후"].value) for r in rows}
     assert ("제조소명", "Inke, S.A(Grupo vita)", "Zhejiang Huahai Pharmaceutical co., ltd") in fields
     assert {r["변경 종류"].value for r in rows} == {"실질 변경", "표기 변경"}
-    watch = sql_one(settings, "select count(*) from marts.dmf_events where as_of_date = ? "
-                              "and on_watchlist", [s.rich_day])
+    watch = sql_one(
+        settings, "select count(*) from marts.dmf_events where as_of_date = ? and on_watchlist", [s.rich_day]
+    )
     assert len(table(wb[daily.WATCHLIST])) == watch
 
 
@@ -166,10 +172,13 @@ def test_ai_comment_column_stays_when_ai_never_ran(bare_warehouse):
     assert wb.sheetnames == list(daily.SHEETS)
 
 
-@pytest.mark.parametrize("day_attr, badge", [
-    ("quiet_day", "변경 없음(호출 생략)"),
-    ("last_day", "재로그인 필요"),
-])
+@pytest.mark.parametrize(
+    "day_attr, badge",
+    [
+        ("quiet_day", "변경 없음(호출 생략)"),
+        ("last_day", "재로그인 필요"),
+    ],
+)
 def test_skip_reason_badge_replaces_the_briefing(warehouse, day_attr, badge):
     settings, s = warehouse
     wb = openpyxl.load_workbook(render_daily(settings, getattr(s, day_attr)))
@@ -184,7 +193,7 @@ def test_briefing_uses_the_latest_run_and_is_marked_as_ai(warehouse):
     assert "'" + AI_HEADLINE in texts
     assert any(t.startswith("AI 브리핑") and "AI 생성" in t for t in texts)
     assert not any("시간 초과" in t for t in texts)  # the earlier, failed run is not shown
-    assert any("7일 넘게 대기" in t for t in texts)    # the overdue proposal badge
+    assert any("7일 넘게 대기" in t for t in texts)  # the overdue proposal badge
     proposals = table(wb[daily.PROPOSALS])
     assert [r["제안 ID"].value for r in proposals] == ["p-old", "p-new"]
     assert proposals[0]["7일 초과"].value == "7일 초과" and proposals[0]["경과 일수"].value == 10
@@ -201,9 +210,14 @@ def test_rejected_day_says_why_and_lists_no_events(warehouse):
     assert "총건수 급감 (total_count_drop)" in texts  # Korean name, the id kept for filters
     assert any("API totalCount" in t for t in texts)  # what to check
     numbers = [c.value for c in dash._cells.values() if isinstance(c.value, (int, float))]
-    observed, baseline = (sql_one(settings, f"select {col} from marts.dmf_signals where as_of_date = ? "
-                                            "and fired and is_gate", [s.rejected_day])
-                          for col in ("observed", "baseline"))
+    observed, baseline = (
+        sql_one(
+            settings,
+            f"select {col} from marts.dmf_signals where as_of_date = ? and fired and is_gate",
+            [s.rejected_day],
+        )
+        for col in ("observed", "baseline")
+    )
     assert observed in numbers and baseline in numbers
     assert dashboard_counts(dash)["신규 (NEW)"] == "미발행"
     for sheet in (daily.NEW, daily.CHANGED, daily.WITHDRAWN, daily.WATCHLIST):
@@ -216,8 +230,9 @@ def test_baseline_day_says_the_baseline_was_set(warehouse):
     wb = openpyxl.load_workbook(render_daily(settings, s.baseline_day))
     dash = wb[daily.DASHBOARD]
     texts = [c.value for c in dash._cells.values() if isinstance(c.value, str)]
-    registry = sql_one(settings, "select registry_count from marts.dmf_daily_summary "
-                                 "where as_of_date = ?", [s.baseline_day])
+    registry = sql_one(
+        settings, "select registry_count from marts.dmf_daily_summary where as_of_date = ?", [s.baseline_day]
+    )
     assert any(t.startswith("기준선 설정") and f"{registry:,}건" in t for t in texts)
     assert dashboard_counts(dash)["등록 현황(건)"] == registry
     assert table(wb[daily.NEW]) == []
@@ -249,11 +264,13 @@ def test_report_opens_the_warehouse_read_only(warehouse):
 def test_a_ratio_gate_on_a_rejected_day_shows_its_decimals_and_a_count_gate_stays_whole(warehouse):
     settings, s = warehouse
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        con.execute("update marts.dmf_signals set fired = (signal_id = 'all_changed'), "
-                    "observed = case when signal_id = 'all_changed' then 0.9964 else observed end "
-                    "where as_of_date = ? and is_gate", [s.rejected_day])
-        con.execute("update marts.dmf_loads set rejected_gates = 'all_changed' where as_of_date = ?",
-                    [s.rejected_day])
+        con.execute(
+            "update marts.dmf_signals set fired = (signal_id = 'all_changed'), "
+            "observed = case when signal_id = 'all_changed' then 0.9964 else observed end "
+            "where as_of_date = ? and is_gate",
+            [s.rejected_day],
+        )
+        con.execute("update marts.dmf_loads set rejected_gates = 'all_changed' where as_of_date = ?", [s.rejected_day])
     dash = openpyxl.load_workbook(render_daily(settings, s.rejected_day))[daily.DASHBOARD]
     cells = {c.value: c for c in dash._cells.values() if isinstance(c.value, float)}
     # 0.9964 against 0.3 must not print as "1" against "0"
@@ -265,11 +282,15 @@ def test_a_ratio_gate_on_a_rejected_day_shows_its_decimals_and_a_count_gate_stay
 
 def _count_gate_day(settings: Settings, s: Scenario) -> tuple[Settings, object]:
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        con.execute("update marts.dmf_signals set fired = (signal_id = 'total_count_drop'), "
-                    "observed = case when signal_id = 'total_count_drop' then 8012.0 else observed end "
-                    "where as_of_date = ? and is_gate", [s.rejected_day])
-        con.execute("update marts.dmf_loads set rejected_gates = 'total_count_drop' where as_of_date = ?",
-                    [s.rejected_day])
+        con.execute(
+            "update marts.dmf_signals set fired = (signal_id = 'total_count_drop'), "
+            "observed = case when signal_id = 'total_count_drop' then 8012.0 else observed end "
+            "where as_of_date = ? and is_gate",
+            [s.rejected_day],
+        )
+        con.execute(
+            "update marts.dmf_loads set rejected_gates = 'total_count_drop' where as_of_date = ?", [s.rejected_day]
+        )
     return settings, s.rejected_day
 
 
@@ -279,17 +300,21 @@ def _has_hangul(text: str) -> bool:
 
 def test_every_signal_of_the_catalog_has_a_korean_name_in_the_report(warehouse):
     import csv
+
     settings, s = warehouse
     catalog = Path(__file__).resolve().parents[1] / "seeds" / "signal_catalog.csv"
     ids = [row["signal_id"] for row in csv.DictReader(catalog.open(encoding="utf-8"))]
     with duckdb.connect(str(settings.duckdb_path)) as con:
-        con.execute("update marts.dmf_loads set rejected_gates = 'withdrawn_share' where as_of_date = ?",
-                    [s.rejected_day])
+        con.execute(
+            "update marts.dmf_loads set rejected_gates = 'withdrawn_share' where as_of_date = ?", [s.rejected_day]
+        )
         con.executemany(
             "insert into marts.dmf_signals (as_of_date, load_id, signal_id, is_gate, fired, severity, observed,"
             " baseline) select as_of_date, load_id, ?, false, false, 'INFO', 0, 0 from marts.dmf_loads "
             "where as_of_date = ? and not exists (select 1 from marts.dmf_signals x where x.signal_id = ? "
-            "and x.as_of_date = ?)", [[i, s.rejected_day, i, s.rejected_day] for i in ids])
+            "and x.as_of_date = ?)",
+            [[i, s.rejected_day, i, s.rejected_day] for i in ids],
+        )
     wb = openpyxl.load_workbook(render_daily(settings, s.rejected_day))
     texts = [c.value for c in wb[daily.DASHBOARD]._cells.values() if isinstance(c.value, str)]
     reason = next(t for t in texts if t.startswith("무결성 게이트가 거부: "))
@@ -297,7 +322,10 @@ def test_every_signal_of_the_catalog_has_a_korean_name_in_the_report(warehouse):
     sheet = wb[daily.SIGNALS]
     header = [c.value for c in sheet[EVENT_HEADER_ROW]]
     name_col, id_col = header.index("신호"), header.index("신호 ID")
-    shown = {row[id_col].value: row[name_col].value
-             for row in sheet.iter_rows(min_row=EVENT_HEADER_ROW + 1) if row[id_col].value}
+    shown = {
+        row[id_col].value: row[name_col].value
+        for row in sheet.iter_rows(min_row=EVENT_HEADER_ROW + 1)
+        if row[id_col].value
+    }
     assert set(ids) <= set(shown)
     assert [i for i in ids if not _has_hangul(shown[i] or "")] == []

@@ -2,6 +2,7 @@
 back): an English watch term (`Formoterol Fumarate` in seeds/watchlist.csv) matched to its
 Hangul registration by the transliteration stage, and a registration back after a one-day
 withdrawal shown as REINSTATED beside the NEW ones."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,10 +19,15 @@ pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
 DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 9, 26), date(2026, 9, 27)
 FORMOTEROL = {  # a made-up registration written as the registry writes it
-    "DMF_PERMIT_NO": "20260924-209-J-9901", "INGR_KOR_NAME": "포르모테롤푸마르산염이수화물(미분화)",
-    "ENTP_NAME": "시험제약(주)", "MNFCTR_NAME": "Example Chemie GmbH",
-    "MNFCTR_PLACE": "Beispielstrasse 1, 12345 Berlin, Germany", "MANUF_COUNTRY_CODE_NM": "독일",
-    "DMF_PERMIT_DATE": "2026-09-24", "BIZRNO": "1234567890", "NOTICE_CODE": "별표1",
+    "DMF_PERMIT_NO": "20260924-209-J-9901",
+    "INGR_KOR_NAME": "포르모테롤푸마르산염이수화물(미분화)",
+    "ENTP_NAME": "시험제약(주)",
+    "MNFCTR_NAME": "Example Chemie GmbH",
+    "MNFCTR_PLACE": "Beispielstrasse 1, 12345 Berlin, Germany",
+    "MANUF_COUNTRY_CODE_NM": "독일",
+    "DMF_PERMIT_DATE": "2026-09-24",
+    "BIZRNO": "1234567890",
+    "NOTICE_CODE": "별표1",
 }
 
 
@@ -37,12 +43,19 @@ def test_report_shows_english_term_matches_with_their_stage_and_reinstated_regis
     day_2 = openpyxl.load_workbook(settings.reports_dir / f"dmf_daily_{DAY_2:%Y%m%d}.xlsx")
     watched = [row for row in table(day_2["관심목록"]) if row["등록번호"].value == FORMOTEROL["DMF_PERMIT_NO"]]
     assert [(r["구분"].value, r["관심 키워드"].value, r["일치 방식"].value) for r in watched] == [
-        ("신규", "Formoterol Fumarate", "Formoterol Fumarate (transliteration)")]
-    assert query(settings, "select watch_term from marts.dmf_watchlist_unmatched where watch_term = 'Formoterol Fumarate'") == []
+        ("신규", "Formoterol Fumarate", "Formoterol Fumarate (transliteration)")
+    ]
+    assert (
+        query(settings, "select watch_term from marts.dmf_watchlist_unmatched where watch_term = 'Formoterol Fumarate'")
+        == []
+    )
 
     day_3 = openpyxl.load_workbook(settings.reports_dir / f"dmf_daily_{DAY_3:%Y%m%d}.xlsx")
     back = [(r["구분"].value, r["등록번호"].value, r["부재 일수"].value) for r in table(day_3["신규"])]
     assert back == [("재등장", away["DMF_PERMIT_NO"], 1)]
-    keys = query(settings, "select event_type, dmf_key from marts.dmf_events where permit_no = ? order by as_of_date",
-                 [away["DMF_PERMIT_NO"]])
+    keys = query(
+        settings,
+        "select event_type, dmf_key from marts.dmf_events where permit_no = ? order by as_of_date",
+        [away["DMF_PERMIT_NO"]],
+    )
     assert [k[0] for k in keys] == ["WITHDRAWN", "REINSTATED"] and keys[0][1] == keys[1][1]

@@ -4,6 +4,7 @@ XlsxWriter cuts a string over 32,767 characters silently; an RA reader would tak
 for the whole one. Here a 1 MB manufacturer (a NEW registration) and a 40,000-character one (a
 CHANGED manufacturer) go through the real pipeline: simulator → load → dbt → report.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,8 @@ from datetime import timedelta
 
 import openpyxl
 import pytest
-from conftest import SERVICE_KEY, START_DATE
 
+from conftest import SERVICE_KEY, START_DATE
 from reports import daily
 from reports.layout import EXCEL_CELL_MAX
 from scenarios import DaysSource, query, run_days
@@ -33,7 +34,7 @@ def _days(real_sample: list[dict]):
     return {START_DATE: day1, START_DATE + timedelta(days=1): day2}
 
 
-@pytest.mark.fault('a 1 MB (or 40,000-character) field')
+@pytest.mark.fault("a 1 MB (or 40,000-character) field")
 def test_cells_over_the_excel_limit_end_with_a_marker_are_counted_and_the_warehouse_keeps_them_whole(
     tmp_settings, real_sample
 ):
@@ -65,10 +66,14 @@ def test_cells_over_the_excel_limit_end_with_a_marker_are_counted_and_the_wareho
     assert note.startswith(f"잘린 셀 {len(cut)}") and len(cut) >= 2
 
     assert query(tmp_settings, "select max(length(mnfctr_name)) from mfds_raw.dmf_items") == [(HUGE,)]
-    assert query(tmp_settings, "select length(manufacturer) from marts.dmf_events where event_type = 'NEW' "
-                               "and as_of_date = ?", [day2]) == [(HUGE,)]
-    assert query(tmp_settings, "select max(length(after_value)) from marts.dmf_event_field_changes "
-                               "where as_of_date = ?", [day2]) == [(LONG,)]
+    assert query(
+        tmp_settings,
+        "select length(manufacturer) from marts.dmf_events where event_type = 'NEW' and as_of_date = ?",
+        [day2],
+    ) == [(HUGE,)]
+    assert query(
+        tmp_settings, "select max(length(after_value)) from marts.dmf_event_field_changes where as_of_date = ?", [day2]
+    ) == [(LONG,)]
 
 
 def test_a_report_without_long_values_says_no_cell_was_cut(tmp_settings, real_sample):

@@ -1,6 +1,7 @@
 """What a reader stumbles on, checked on the rendered xlsx read back with openpyxl: links that go
 nowhere or hide a title, quiet signals painted as alarms, wrapped text in one-line rows, AI badges
 that mean nothing to an RA reader, a weekly growth "from zero", a dashboard on several pages."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -8,11 +9,11 @@ from datetime import date
 import openpyxl
 import pytest
 
-from settings.config import load_settings
 from reports import daily, weekly
 from reports.daily import render_daily
 from reports.layout import SEVERITY_COLOURS, text_lines
 from reports.weekly import render_weekly
+from settings.config import load_settings
 from test_report_actions import resolve
 from test_report_fixture import build_warehouse
 
@@ -22,8 +23,9 @@ EARLY_MONDAY = date(2026, 10, 26)  # its comparison week (10-12..10-18) is befor
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict[str, openpyxl.Workbook]:
     root = tmp_path_factory.mktemp("readable")
-    settings = load_settings({}).with_paths(duckdb_path=root / "dmf.duckdb",
-                                            reports_dir=root / "reports", state_dir=root / "state")
+    settings = load_settings({}).with_paths(
+        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
+    )
     s = build_warehouse(settings.duckdb_path)
     paths = {
         "rich": render_daily(settings, s.rich_day),
@@ -101,8 +103,7 @@ def test_weekly_comparison_with_a_week_without_loads_says_no_data(reports):
     ws = reports["early_weekly"][weekly.DASHBOARD]
     header_row = next(c.row for c in ws["A"] if c.value == "지표")
     header = [c.value for c in ws[header_row]]
-    rows = [dict(zip(header, (c.value for c in r))) for r in ws.iter_rows(min_row=header_row + 1)
-            if r[0].value]
+    rows = [dict(zip(header, (c.value for c in r))) for r in ws.iter_rows(min_row=header_row + 1) if r[0].value]
     new = next(r for r in rows if r["지표"] == "신규 (NEW)")
     assert new["지난 주"] == "데이터 없음" and new["증감"] == "데이터 없음"
     assert isinstance(new["이번 주"], int)
@@ -112,13 +113,17 @@ def test_weekly_comparison_with_loads_in_both_weeks_shows_numbers(reports):
     ws = reports["weekly"][weekly.DASHBOARD]
     header_row = next(c.row for c in ws["A"] if c.value == "지표")
     header = [c.value for c in ws[header_row]]
-    new = next(dict(zip(header, (c.value for c in r))) for r in ws.iter_rows(min_row=header_row + 1)
-               if r[0].value == "신규 (NEW)")
+    new = next(
+        dict(zip(header, (c.value for c in r)))
+        for r in ws.iter_rows(min_row=header_row + 1)
+        if r[0].value == "신규 (NEW)"
+    )
     assert isinstance(new["지난 주"], int) and isinstance(new["증감"], int)
 
 
-@pytest.mark.parametrize("name,sheet", [("rich", daily.DASHBOARD), ("rejected", daily.DASHBOARD),
-                                        ("weekly", weekly.DASHBOARD)])
+@pytest.mark.parametrize(
+    "name,sheet", [("rich", daily.DASHBOARD), ("rejected", daily.DASHBOARD), ("weekly", weekly.DASHBOARD)]
+)
 def test_the_dashboard_prints_on_one_page(reports, name, sheet):
     ws = reports[name][sheet]
     assert ws.sheet_properties.pageSetUpPr.fitToPage
@@ -145,8 +150,11 @@ def test_no_number_or_date_column_is_too_narrow_for_its_values(reports):
                 continue
             for row in ws.iter_rows():
                 for cell in row:
-                    if cell.value is None or isinstance(cell.value, bool) or not (
-                            cell.data_type == "n" or cell.is_date):
+                    if (
+                        cell.value is None
+                        or isinstance(cell.value, bool)
+                        or not (cell.data_type == "n" or cell.is_date)
+                    ):
                         continue
                     if cell.coordinate in ws.merged_cells:
                         continue

@@ -1,4 +1,5 @@
 """The weekly xlsx report: every number equals a SQL count over the marts."""
+
 from __future__ import annotations
 
 import hashlib
@@ -7,9 +8,9 @@ import duckdb
 import openpyxl
 import pytest
 
-from settings.config import Settings
 from reports import weekly
 from reports.weekly import render_weekly
+from settings.config import Settings
 from test_report_fixture import Scenario, build_warehouse
 
 HEADER_ROW = 4
@@ -58,20 +59,25 @@ def test_weekly_totals_equal_sql_counts_over_the_events(warehouse):
     settings, s = warehouse
     wb = openpyxl.load_workbook(render_weekly(settings, s.weekly_day))
     got = totals(wb[weekly.DASHBOARD])
-    window = ("select count(*) from marts.dmf_events where event_type = ? and as_of_date "
-              "between cast(? as date) - {0} and cast(? as date) - {1}")
-    for label, event_type in (("신규 (NEW)", "NEW"), ("변경 (CHANGED)", "CHANGED"),
-                              ("취하 (WITHDRAWN)", "WITHDRAWN")):
+    window = (
+        "select count(*) from marts.dmf_events where event_type = ? and as_of_date "
+        "between cast(? as date) - {0} and cast(? as date) - {1}"
+    )
+    for label, event_type in (("신규 (NEW)", "NEW"), ("변경 (CHANGED)", "CHANGED"), ("취하 (WITHDRAWN)", "WITHDRAWN")):
         this_week = sql(settings, window.format(7, 1), [event_type, s.weekly_day, s.weekly_day])[0][0]
         last_week = sql(settings, window.format(14, 8), [event_type, s.weekly_day, s.weekly_day])[0][0]
         assert got[label]["이번 주"] == this_week
         assert got[label]["지난 주"] == last_week
         assert got[label]["증감"] == this_week - last_week
-    median = sql(settings, """
+    median = sql(
+        settings,
+        """
         select median(new_count) from marts.dmf_daily_summary
         where verdict = 'accepted' and not is_baseline
           and as_of_date between cast(? as date) - 30 and cast(? as date) - 1
-    """, [s.weekly_day, s.weekly_day])[0][0]
+    """,
+        [s.weekly_day, s.weekly_day],
+    )[0][0]
     assert got["신규 (NEW)"]["최근 30일 일별 중앙값"] == pytest.approx(median)
     assert got["거부된 적재일"]["이번 주"] == 0 and got["거부된 적재일"]["지난 주"] == 1
 
@@ -85,9 +91,14 @@ def test_weekly_rankings_withdrawals_and_single_source(warehouse):
     countries = {r["제조국"]: r["신규 건수"] for r in table(wb[weekly.COUNTRIES])}
     assert countries["중국"] >= 1  # "중국,중국" counted once per registration
     withdrawn = table(wb[weekly.WITHDRAWALS])
-    assert len(withdrawn) == sql(settings, "select count(*) from marts.dmf_events where "
-                                           "event_type = 'WITHDRAWN' and as_of_date between ? and ?",
-                                 [s.weekly_day.replace(day=16), s.weekly_day.replace(day=22)])[0][0]
+    assert (
+        len(withdrawn)
+        == sql(
+            settings,
+            "select count(*) from marts.dmf_events where event_type = 'WITHDRAWN' and as_of_date between ? and ?",
+            [s.weekly_day.replace(day=16), s.weekly_day.replace(day=22)],
+        )[0][0]
+    )
     single = {r["성분명"]: r for r in table(wb[weekly.SINGLE_SOURCE])}
     assert "트리메부틴말레산염" in single and single["트리메부틴말레산염"]["현재 제조소 수"] == 1
     assert "에날라프릴말레산염" not in single  # three manufacturers registered
@@ -101,8 +112,7 @@ def test_weekly_commentary_is_ai_marked_and_quarantined(warehouse):
     texts = [c.value for c in wb[weekly.DASHBOARD]._cells.values() if isinstance(c.value, str)]
     assert "'=이번 주 요약" in texts
     assert any(t.startswith("AI 주간 코멘터리") for t in texts)
-    assert not [c for ws in wb.worksheets for row in ws.iter_rows() for c in row
-                if c.data_type == "f"]
+    assert not [c for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.data_type == "f"]
 
 
 def test_weekly_without_ai_shows_a_badge_and_is_reproducible(tmp_settings):

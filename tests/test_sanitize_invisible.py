@@ -1,6 +1,7 @@
 """No invisible character reaches agy or a report cell: an exhaustive sweep of every code point of
 category Cf, plus variation selectors and the fillers that render as nothing, each embedded in
 Korean registry text, through every public sanitizer that returns text."""
+
 from __future__ import annotations
 
 import sys
@@ -13,13 +14,29 @@ from enrich.sanitize import for_output, for_prompt, looks_like_injection, strip_
 FORMAT_CHARS = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
 VARIATION_SELECTORS = [chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))]
 FILLERS = ["\u115f", "\u1160", "\u3164", "\uffa0"]
-NAMED = ["\u061c", "\u200e", "\u200f", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A)),
-         "\U000E0001", *map(chr, range(0xE0020, 0xE0080)), "\u00ad", "\u180e",
-         "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
+NAMED = [
+    "\u061c",
+    "\u200e",
+    "\u200f",
+    *map(chr, range(0x202A, 0x202F)),
+    *map(chr, range(0x2066, 0x206A)),
+    "\U000e0001",
+    *map(chr, range(0xE0020, 0xE0080)),
+    "\u00ad",
+    "\u180e",
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+]
 INVISIBLE = FORMAT_CHARS + VARIATION_SELECTORS + FILLERS
 TEXT = "에날라프릴말레산염 Zhejiang Huahai Pharmaceutical"
-SANITIZERS = {"for_prompt": lambda s: for_prompt(s, 10_000), "for_output": lambda s: for_output(s, 10_000),
-              "strip_invisible": strip_invisible}
+SANITIZERS = {
+    "for_prompt": lambda s: for_prompt(s, 10_000),
+    "for_output": lambda s: for_output(s, 10_000),
+    "strip_invisible": strip_invisible,
+}
 
 
 def test_the_sweep_covers_the_whole_cf_category_and_every_named_class():

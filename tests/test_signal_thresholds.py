@@ -2,6 +2,7 @@
 
 Real parts: the simulator over HTTP, dlt into DuckDB, `dbt build` with and without `--vars`, the
 daily xlsx read back with openpyxl."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,8 +21,10 @@ pytestmark = pytest.mark.e2e
 
 START = date(2026, 11, 2)
 DAYS = [START, START + timedelta(days=1)]
-SIGNAL_TEXTS = ("select signal_id, description, description_ko, what_to_check_ko from marts.dmf_signals "
-                "where as_of_date = ? order by signal_id")
+SIGNAL_TEXTS = (
+    "select signal_id, description, description_ko, what_to_check_ko from marts.dmf_signals "
+    "where as_of_date = ? order by signal_id"
+)
 
 
 def _report_signal_text(settings, as_of: date, signal_id: str) -> str:
@@ -39,7 +42,9 @@ def two_days(tmp_path_factory):
     from settings.config import load_settings
 
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
     outcomes = run_days(settings, small_registry(300, START), [(day, None) for day in DAYS], SERVICE_KEY)

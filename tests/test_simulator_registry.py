@@ -38,8 +38,15 @@ FORMATS: dict[str, str] = {
     "empty segments": r"\d{8}---\d+-\d+",
 }
 # Shares measured on the 367-record real sample (sample_2026-10-08.STATS.md).
-REAL_SHARES = {"old 5-part": 79, "old 5-part (n)": 80, "4-part": 70, "4-part (n)": 29,
-               "수n-n-ND": 56, "수n-n-ND (n)": 16, "n-n-ND": 19}
+REAL_SHARES = {
+    "old 5-part": 79,
+    "old 5-part (n)": 80,
+    "4-part": 70,
+    "4-part (n)": 29,
+    "수n-n-ND": 56,
+    "수n-n-ND (n)": 16,
+    "n-n-ND": 19,
+}
 
 
 def ws(value: str | None) -> str | None:
@@ -56,15 +63,25 @@ def cosmetic(value: str | None) -> str | None:
 
 
 PIPELINE_NAMES = {
-    "DMF_PERMIT_NO": "permit_no", "INGR_KOR_NAME": "ingredient_name", "ENTP_NAME": "applicant",
-    "BIZRNO": "applicant_bizrno", "MNFCTR_NAME": "manufacturer", "MNFCTR_PLACE": "manufacture_place",
-    "MANUF_COUNTRY_CODE_NM": "countries", "DMF_PERMIT_DATE": "permit_date", "NOTICE_CODE": "notice_code",
+    "DMF_PERMIT_NO": "permit_no",
+    "INGR_KOR_NAME": "ingredient_name",
+    "ENTP_NAME": "applicant",
+    "BIZRNO": "applicant_bizrno",
+    "MNFCTR_NAME": "manufacturer",
+    "MNFCTR_PLACE": "manufacture_place",
+    "MANUF_COUNTRY_CODE_NM": "countries",
+    "DMF_PERMIT_DATE": "permit_date",
+    "NOTICE_CODE": "notice_code",
 }
 
 
 def fallback_key(item: dict) -> tuple:
-    return (ws(item["INGR_KOR_NAME"]).casefold(), ws(item["BIZRNO"]),
-            ws(item["MNFCTR_NAME"]).casefold(), item["DMF_PERMIT_DATE"])
+    return (
+        ws(item["INGR_KOR_NAME"]).casefold(),
+        ws(item["BIZRNO"]),
+        ws(item["MNFCTR_NAME"]).casefold(),
+        item["DMF_PERMIT_DATE"],
+    )
 
 
 def reference_diff(prev: list[dict], curr: list[dict]) -> tuple[Counter, list[tuple[int, int]]]:
@@ -88,10 +105,18 @@ def reference_diff(prev: list[dict], curr: list[dict]) -> tuple[Counter, list[tu
             continue
         fields = tuple(PIPELINE_NAMES[f] for f in PIPELINE_NAMES if ws(before[f]) != ws(after[f]))
         if fields:
-            substantive = any(cosmetic(before[f]) != cosmetic(after[f])
-                              for f in PIPELINE_NAMES if ws(before[f]) != ws(after[f]))
-            events[("CHANGED", after["DMF_PERMIT_NO"], before["DMF_PERMIT_NO"], fields,
-                    "substantive" if substantive else "cosmetic")] += 1
+            substantive = any(
+                cosmetic(before[f]) != cosmetic(after[f]) for f in PIPELINE_NAMES if ws(before[f]) != ws(after[f])
+            )
+            events[
+                (
+                    "CHANGED",
+                    after["DMF_PERMIT_NO"],
+                    before["DMF_PERMIT_NO"],
+                    fields,
+                    "substantive" if substantive else "cosmetic",
+                )
+            ] += 1
     for c in left_curr:
         events[("NEW", curr[c]["DMF_PERMIT_NO"], None, (), None)] += 1
     for p in left_prev:
@@ -100,8 +125,11 @@ def reference_diff(prev: list[dict], curr: list[dict]) -> tuple[Counter, list[tu
 
 
 def truth_events(truth: list[dict]) -> Counter:
-    return Counter((t["event_type"], t["permit_no"], t["permit_no_before"], tuple(t["fields"]), t["change_kind"])
-                   for t in truth if t["event_type"] != "NONE")
+    return Counter(
+        (t["event_type"], t["permit_no"], t["permit_no_before"], tuple(t["fields"]), t["change_kind"])
+        for t in truth
+        if t["event_type"] != "NONE"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +161,7 @@ def family_of(number: str) -> str | None:
 
 
 # -- the baseline --------------------------------------------------------------------------
+
 
 def test_same_seed_gives_identical_items_and_truth() -> None:
     a, b = SyntheticRegistry(seed=7, size=1500), SyntheticRegistry(seed=7, size=1500)
@@ -253,6 +282,7 @@ def test_no_real_record_is_copied(baseline: list[dict]) -> None:
 
 # -- day numbering ---------------------------------------------------------------------------
 
+
 def test_day_one_is_the_start_date_and_dates_map_back_to_days(registry: SyntheticRegistry) -> None:
     assert registry.day_of(registry.start_date) == 1
     assert registry.date_of(1) == registry.start_date
@@ -277,6 +307,7 @@ def test_items_are_fresh_copies(registry: SyntheticRegistry) -> None:
 
 
 # -- evolution and its ground truth -----------------------------------------------------------
+
 
 def test_day_one_truth_is_empty(registry: SyntheticRegistry) -> None:
     assert registry.truth_for(1) == []
@@ -305,7 +336,8 @@ def test_truth_equals_the_reference_diff_for_other_seeds(seed: int) -> None:
 
 
 def test_whitespace_only_edits_are_recorded_as_none_and_change_no_normalised_value(
-        registry: SyntheticRegistry, days: list[list[dict]]) -> None:
+    registry: SyntheticRegistry, days: list[list[dict]]
+) -> None:
     seen = 0
     for d in range(2, DAYS + 1):
         prev = {i["DMF_PERMIT_NO"]: i for i in days[d - 2] if i["DMF_PERMIT_NO"]}
@@ -329,8 +361,16 @@ def test_every_kind_of_change_happens_within_a_month(registry: SyntheticRegistry
     for name in ("permit_no", "applicant", "applicant_bizrno", "manufacturer", "manufacture_place", "countries"):
         assert changed_fields[name] > 0, name
     details = " ".join(t["detail"] for t in truth)
-    for word in ("manufacturer added", "manufacturer removed", "manufacturer replaced", "site changed",
-                 "applicant changed", "country added", "renumbered", "permit number assigned"):
+    for word in (
+        "manufacturer added",
+        "manufacturer removed",
+        "manufacturer replaced",
+        "site changed",
+        "applicant changed",
+        "country added",
+        "renumbered",
+        "permit number assigned",
+    ):
         assert word in details, word
     assert any(t["event_type"] == "NEW" and t["permit_no"] is None for t in truth)
 
@@ -341,21 +381,32 @@ def test_applicant_changes_change_name_and_bizrno_together(registry: SyntheticRe
 
 
 def test_assigned_numbers_appear_as_permit_no_changes_from_null(
-        registry: SyntheticRegistry, days: list[list[dict]]) -> None:
-    assigned = [t for d in range(2, DAYS + 1) for t in registry.truth_for(d)
-                if t["event_type"] == "CHANGED" and t["permit_no_before"] is None]
+    registry: SyntheticRegistry, days: list[list[dict]]
+) -> None:
+    assigned = [
+        t
+        for d in range(2, DAYS + 1)
+        for t in registry.truth_for(d)
+        if t["event_type"] == "CHANGED" and t["permit_no_before"] is None
+    ]
     assert assigned
     for t in assigned:
         assert t["fields"] == ["permit_no"] and t["permit_no"] and t["change_kind"] == "substantive"
-    later_numbered = [t for d in range(2, DAYS + 1) for t in registry.truth_for(d)
-                      if t["event_type"] == "NEW" and t["permit_no"] is None and t["day"] < DAYS - 10]
+    later_numbered = [
+        t
+        for d in range(2, DAYS + 1)
+        for t in registry.truth_for(d)
+        if t["event_type"] == "NEW" and t["permit_no"] is None and t["day"] < DAYS - 10
+    ]
     assigned_keys = {(t["ingredient_name"], t["applicant_bizrno"], t["permit_date"]) for t in assigned}
-    assert any((t["ingredient_name"], t["applicant_bizrno"], t["permit_date"]) in assigned_keys
-               for t in later_numbered), "no record registered without a number received one later"
+    assert any(
+        (t["ingredient_name"], t["applicant_bizrno"], t["permit_date"]) in assigned_keys for t in later_numbered
+    ), "no record registered without a number received one later"
 
 
 def test_renumbering_changes_only_the_number_and_keeps_the_place(
-        registry: SyntheticRegistry, days: list[list[dict]]) -> None:
+    registry: SyntheticRegistry, days: list[list[dict]]
+) -> None:
     renumbered = [t for d in range(2, DAYS + 1) for t in registry.truth_for(d) if "renumbered" in t["detail"]]
     assert renumbered
     for t in renumbered:
@@ -375,8 +426,7 @@ def test_a_record_gets_at_most_one_change_a_day(registry: SyntheticRegistry) -> 
         assert len(numbers) == len(set(numbers)), d
 
 
-def test_records_keep_their_relative_order_and_new_ones_land_near_the_end(
-        days: list[list[dict]], diffs: dict) -> None:
+def test_records_keep_their_relative_order_and_new_ones_land_near_the_end(days: list[list[dict]], diffs: dict) -> None:
     for d in range(2, DAYS + 1):
         curr = days[d - 1]
         _, pairs = diffs[d]
@@ -398,8 +448,17 @@ def test_numbers_and_identities_stay_unique_every_day(days: list[list[dict]]) ->
 
 
 def test_truth_entries_have_the_documented_shape(registry: SyntheticRegistry) -> None:
-    allowed = {"permit_no", "ingredient_name", "applicant", "applicant_bizrno", "manufacturer",
-               "manufacture_place", "countries", "permit_date", "notice_code"}
+    allowed = {
+        "permit_no",
+        "ingredient_name",
+        "applicant",
+        "applicant_bizrno",
+        "manufacturer",
+        "manufacture_place",
+        "countries",
+        "permit_date",
+        "notice_code",
+    }
     for d in range(2, 8):
         for t in registry.truth_for(d):
             assert t["day"] == d and t["as_of_date"] == registry.date_of(d).isoformat()

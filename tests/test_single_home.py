@@ -1,5 +1,6 @@
 """Every constant has one home: the API base URL, the AI defaults and the demo seed are defined
 once and imported; a copy elsewhere is a second truth that drifts (the AI defaults once did)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,8 +13,21 @@ from settings.config import DEFAULT_API_BASE_URL, MFDS_SERVICE_PATH
 from simulator.registry import DEFAULT_SEED
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
-SOURCE_DIRS = ("dmf", "settings", "pipelines", "simulator", "enrich", "reports", "notify",
-               "benchmarks", "tests", "models", "macros", "seeds", ".dlt")
+SOURCE_DIRS = (
+    "dmf",
+    "settings",
+    "pipelines",
+    "simulator",
+    "enrich",
+    "reports",
+    "notify",
+    "benchmarks",
+    "tests",
+    "models",
+    "macros",
+    "seeds",
+    ".dlt",
+)
 TEXT_SUFFIXES = {".py", ".toml", ".yml", ".yaml", ".sql", ".csv", ".md", ".example"}
 
 
@@ -32,8 +46,11 @@ def _files_containing(pattern: str, *, tests: bool = True) -> set[str]:
 
 def test_the_api_base_url_is_defined_once_and_the_readme_states_that_value():
     assert _files_containing(re.escape(MFDS_SERVICE_PATH), tests=False) == {"settings/config.py", "README.md"}
-    readme_row = next(line for line in (PROJECT_DIR / "README.md").read_text(encoding="utf-8").splitlines()
-                      if line.startswith("| `MFDS_API_BASE_URL` |"))
+    readme_row = next(
+        line
+        for line in (PROJECT_DIR / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `MFDS_API_BASE_URL` |")
+    )
     assert f"`{DEFAULT_API_BASE_URL}`" in readme_row
 
 

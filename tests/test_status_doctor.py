@@ -1,5 +1,6 @@
 """`dmf status` and `dmf doctor` on a real warehouse built by the pipeline from the simulator on
 loopback: an accepted day, a day whose fetch was truncated (rejected), a day without any load."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,8 +34,9 @@ def built(real_data_dir, tmp_path_factory):
     mp.setenv("DMF_AI_DISABLED", "1")
     try:
         settings = settings_in(root)
-        outcomes = run_days(settings, source, [(DAY_1, None), (DAY_2, "truncate_last_page"), (DAY_4, None)],
-                            SERVICE_KEY)
+        outcomes = run_days(
+            settings, source, [(DAY_1, None), (DAY_2, "truncate_last_page"), (DAY_4, None)], SERVICE_KEY
+        )
     finally:
         mp.undo()
     assert [o.exit_code for o in outcomes] == [0, 2, 0]
@@ -59,8 +61,9 @@ def test_status_has_a_row_per_day_and_says_what_to_run_for_the_bad_ones(warehous
     # DAY_4 was loaded after them: a live load of DAY_2 or DAY_3 is refused; only a dump of the day helps
     assert statuses[DAY_2].next_command.startswith("dmf backfill PATH --insert-before-published  (the fetch")
     assert statuses[DAY_3].verdict == "no load"
-    assert statuses[DAY_3].next_command.startswith("dmf backfill PATH --insert-before-published  (no load; "
-                                                   "only with a dump of 2026-10-10")
+    assert statuses[DAY_3].next_command.startswith(
+        "dmf backfill PATH --insert-before-published  (no load; only with a dump of 2026-10-10"
+    )
     table = format_table(list(statuses.values()))
     assert "Next:" in table and "2026-10-10  dmf backfill PATH" in table
     assert "0/0/1" in table  # NEW/CHANGED/WITHDRAWN of the last day
@@ -85,10 +88,19 @@ def test_status_asks_for_the_report_when_it_is_missing(warehouse):
 
 def test_dmf_status_on_the_command_line(warehouse):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
-    env.update(DMF_DUCKDB_PATH=str(warehouse.duckdb_path), DMF_REPORTS_DIR=str(warehouse.reports_dir),
-               DMF_STATE_DIR=str(warehouse.state_dir))
-    result = subprocess.run([sys.executable, "-m", "dmf.cli", "status", "--as-of", "2026-10-11",
-                             "--days", "4"], cwd=PROJECT, env=env, capture_output=True, text=True, timeout=120)
+    env.update(
+        DMF_DUCKDB_PATH=str(warehouse.duckdb_path),
+        DMF_REPORTS_DIR=str(warehouse.reports_dir),
+        DMF_STATE_DIR=str(warehouse.state_dir),
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "dmf.cli", "status", "--as-of", "2026-10-11", "--days", "4"],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith("date")
     assert len([line for line in result.stdout.splitlines() if line.startswith("2026-10-")]) == 4
@@ -96,6 +108,7 @@ def test_dmf_status_on_the_command_line(warehouse):
 
 def test_status_on_a_missing_warehouse_is_one_line(tmp_settings):
     from settings.errors import DmfError
+
     with pytest.raises(DmfError, match="no warehouse at .*dmf demo"):
         day_statuses(tmp_settings, 7, DAY_4)
 
@@ -116,6 +129,7 @@ def test_doctor_checks_the_warehouse_and_the_reports_dir(warehouse, tmp_path):
     assert checks["warehouse"].level == OK and checks["last_load"].level == OK
     unbuilt = tmp_path / "empty.duckdb"
     import duckdb
+
     duckdb.connect(str(unbuilt)).close()
     assert "run `dmf build`" in check_warehouse(unbuilt)[0].message
     assert check_warehouse(tmp_path / "none.duckdb")[0].level == BAD
@@ -127,6 +141,7 @@ def test_doctor_checks_the_warehouse_and_the_reports_dir(warehouse, tmp_path):
 
 def test_doctor_after_a_rejected_last_load_warns_but_does_not_fail(built, tmp_path):
     import duckdb
+
     shutil.copy(built.duckdb_path, tmp_path / "dmf.duckdb")
     with duckdb.connect(str(tmp_path / "dmf.duckdb")) as con:
         con.execute("delete from marts.dmf_day_decisions where as_of_date = ?", [DAY_4])
@@ -134,13 +149,15 @@ def test_doctor_after_a_rejected_last_load_warns_but_does_not_fail(built, tmp_pa
     assert checks["last_load"].level == WARN and "dmf status" in checks["last_load"].message
 
 
-def test_doctor_runs_every_check_in_order_with_ai_trouble_as_warnings(warehouse, start_simulator,
-                                                                      fast_policy, monkeypatch):
+def test_doctor_runs_every_check_in_order_with_ai_trouble_as_warnings(
+    warehouse, start_simulator, fast_policy, monkeypatch
+):
     server = start_simulator(size=10)
     monkeypatch.setenv("MFDS_SERVICE_KEY", SERVICE_KEY)
     monkeypatch.setenv("DMF_AGY_BINARY", str(warehouse.state_dir / "no-agy-here"))
-    settings = dataclasses.replace(warehouse, api_base_url=server.base_url,
-                                   agy_binary=str(warehouse.state_dir / "no-agy-here"))
+    settings = dataclasses.replace(
+        warehouse, api_base_url=server.base_url, agy_binary=str(warehouse.state_dir / "no-agy-here")
+    )
     checks = run_setup_doctor(settings, policy=fast_policy)
     names = [c.name for c in checks]
     assert names[:6] == ["service_key", "mfds_api", "warehouse", "last_load", "reports_dir", "ai_config"]
@@ -150,16 +167,18 @@ def test_doctor_runs_every_check_in_order_with_ai_trouble_as_warnings(warehouse,
     assert all(SERVICE_KEY not in c.message for c in checks)
 
 
-def test_doctor_without_agy_rates_a_missing_deny_block_a_warning_and_passes(warehouse, start_simulator,
-                                                                              fast_policy, monkeypatch, tmp_path):
+def test_doctor_without_agy_rates_a_missing_deny_block_a_warning_and_passes(
+    warehouse, start_simulator, fast_policy, monkeypatch, tmp_path
+):
     # Where agy cannot run, a missing permission file exposes nothing: the setup is healthy.
     # With agy installed the same file is a BAD line (tests/test_cli.py).
     server = start_simulator(size=10)
     monkeypatch.setenv("MFDS_SERVICE_KEY", SERVICE_KEY)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("DMF_AGY_BINARY", str(warehouse.state_dir / "no-agy-here"))
-    settings = dataclasses.replace(warehouse, api_base_url=server.base_url,
-                                   agy_binary=str(warehouse.state_dir / "no-agy-here"))
+    settings = dataclasses.replace(
+        warehouse, api_base_url=server.base_url, agy_binary=str(warehouse.state_dir / "no-agy-here")
+    )
     checks = run_setup_doctor(settings, policy=fast_policy)
     levels = {c.name: c.level for c in checks}
     assert levels["agy_binary"] == levels["agy_permissions"] == WARN

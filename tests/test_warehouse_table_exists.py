@@ -1,5 +1,6 @@
 """settings.warehouse.table_exists: the one check every step makes before reading a table an
 earlier step may not have created yet. A real DuckDB file."""
+
 from __future__ import annotations
 
 import duckdb

@@ -3,6 +3,7 @@ ingredient names it has not matched before, every name again when the watchlist 
 changes, forgets the names of a load rejected later, and ends with the rows a `--full-refresh`
 build gives. Real daily runs (simulator on loopback, real loader, real dbt) on a project copy
 whose seeds the test edits the way an analyst does."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,9 +15,9 @@ import pytest
 
 from conftest import SERVICE_KEY, small_registry
 from dmf.build import build
-from settings.config import load_settings
 from dmf.decisions import decide_load
 from scenarios import DaysSource, query, run_days
+from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -25,12 +26,18 @@ DAYS = [date(2026, 11, 29), date(2026, 11, 30), date(2026, 12, 1), date(2026, 12
 NEW_WATCHED_NAME = "로수바스타틴마그네슘"  # new on day 2, covered by the watched base name 로수바스타틴
 NEW_UNWATCHED_NAME = "신규시험성분"  # new on day 2, covered by no term
 REJECTED_DAY_NAME = "반려시험성분"  # only in day 4's load, which a person rejects
-MATCHES = ("select ingredient_name_key, watch_term, match_stage, matching_fingerprint, matched_at "
-           "from intermediate.int_ingredient_names_matched")
-EVENT_WATCH_COLUMNS = ("select as_of_date, dmf_key, event_type, on_watchlist, watch_terms, watch_matches "
-                       "from marts.dmf_events order by all")
-REGISTRATION_WATCH_COLUMNS = ("select record_id, on_watchlist, watch_terms, watch_matches "
-                              "from intermediate.int_registrations_watched order by all")
+MATCHES = (
+    "select ingredient_name_key, watch_term, match_stage, matching_fingerprint, matched_at "
+    "from intermediate.int_ingredient_names_matched"
+)
+EVENT_WATCH_COLUMNS = (
+    "select as_of_date, dmf_key, event_type, on_watchlist, watch_terms, watch_matches "
+    "from marts.dmf_events order by all"
+)
+REGISTRATION_WATCH_COLUMNS = (
+    "select record_id, on_watchlist, watch_terms, watch_matches "
+    "from intermediate.int_registrations_watched order by all"
+)
 
 
 def registration(template: dict, permit_no: str, ingredient: str) -> dict:
@@ -43,8 +50,10 @@ def daily_lists() -> dict[date, list[dict]]:
     days = {as_of: [dict(item) for item in registry.items_for(n)] for n, as_of in enumerate(DAYS, start=1)}
     template = days[DAYS[0]][0]
     for as_of in DAYS[1:]:
-        days[as_of] += [registration(template, "20261130-901-I-1-01", NEW_WATCHED_NAME),
-                        registration(template, "20261130-902-I-1-01", NEW_UNWATCHED_NAME)]
+        days[as_of] += [
+            registration(template, "20261130-901-I-1-01", NEW_WATCHED_NAME),
+            registration(template, "20261130-902-I-1-01", NEW_UNWATCHED_NAME),
+        ]
     days[DAYS[3]].append(registration(template, "20261130-903-I-1-01", REJECTED_DAY_NAME))
     return days
 
@@ -72,12 +81,27 @@ def history(tmp_path_factory):
     with nothing new, then a full refresh. The matches table after each step."""
     root = tmp_path_factory.mktemp("watch-incremental")
     project = root / "project"
-    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info",
-    ))
+    shutil.copytree(
+        PROJECT,
+        project,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "target",
+            "logs",
+            "data",
+            "state",
+            "reports",
+            "tests",
+            "__pycache__",
+            "*.egg-info",
+        ),
+    )
     shutil.copytree(PROJECT / "tests" / "dbt", project / "tests" / "dbt")
     settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state",
+        duckdb_path=root / "dmf.duckdb",
+        reports_dir=root / "reports",
+        state_dir=root / "state",
     )
     settings = dataclasses.replace(settings, project_dir=project, agy_binary="/nonexistent/agy")
     source = DaysSource(daily_lists())
@@ -138,7 +162,8 @@ def test_an_incremental_build_matches_only_names_it_has_not_matched_before(histo
     assert steps["day 1"] <= steps["day 2"]  # the day-1 rows untouched, their matched_at included
     assert {row[1:3] for row in added_on_day_2} == {("로수바스타틴", "base_name"), (None, None)}
     assert steps["day 4"] - steps["day 3, seeds edited"] == {
-        row for row in steps["day 4"] if row[0] == REJECTED_DAY_NAME}
+        row for row in steps["day 4"] if row[0] == REJECTED_DAY_NAME
+    }
     assert steps["nothing new"] == steps["day 4 rejected"]  # 0 names processed: no row added or replaced
 
 

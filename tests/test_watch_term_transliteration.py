@@ -1,5 +1,6 @@
 """The Latin <-> Hangul key of the watchlist's transliteration stage, run as the pipeline runs it:
 the dbt macros compiled by dbt, on seeded translation tables, executed in DuckDB."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -22,13 +23,37 @@ def _load_benchmark(name: str):
 run_matcher = _load_benchmark("eval_watch_terms").run_matcher
 
 NAMES = [
-    "숙신산솔리페나신", "솔리페나신숙신산염", "염산테르비나핀", "테르비나핀염산염", "포르모테롤푸마르산염이수화물(미분화)",
-    "로수바스타틴칼슘", "로수바스타틴마그네슘", "암로디핀베실산염", "케토티펜", "쿠에티아핀푸마르산염",
-    "이부프로펜", "프로파페논염산염", "알렌드론산나트륨수화물", "트라넥삼산", "젬시타빈염산염", "겐타마이신황산염",
+    "숙신산솔리페나신",
+    "솔리페나신숙신산염",
+    "염산테르비나핀",
+    "테르비나핀염산염",
+    "포르모테롤푸마르산염이수화물(미분화)",
+    "로수바스타틴칼슘",
+    "로수바스타틴마그네슘",
+    "암로디핀베실산염",
+    "케토티펜",
+    "쿠에티아핀푸마르산염",
+    "이부프로펜",
+    "프로파페논염산염",
+    "알렌드론산나트륨수화물",
+    "트라넥삼산",
+    "젬시타빈염산염",
+    "겐타마이신황산염",
 ]
-TERMS = ["Solifenacin Succinate", "Terbinafine HCl", "Formoterol Fumarate", "Rosuvastatin Calcium",
-         "Rosuvastatin", "Amlodipine Maleate", "Quetiapine Fumarate", "Ibuprofen", "Alendronate Sodium",
-         "Tranexamic Acid", "Gemcitabine Hydrochloride", "Gentamicin Sulfate"]
+TERMS = [
+    "Solifenacin Succinate",
+    "Terbinafine HCl",
+    "Formoterol Fumarate",
+    "Rosuvastatin Calcium",
+    "Rosuvastatin",
+    "Amlodipine Maleate",
+    "Quetiapine Fumarate",
+    "Ibuprofen",
+    "Alendronate Sodium",
+    "Tranexamic Acid",
+    "Gemcitabine Hydrochloride",
+    "Gentamicin Sulfate",
+]
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ API and data problems never raise here: they become `load_runs.fetch_status` and
 The service key arrives through dlt secrets (`MFDS_SERVICE_KEY`, or `mfds_service_key` in
 `.dlt/secrets.toml`) and is typed as a secret so dlt keeps it out of its traces.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,18 +32,17 @@ import os
 os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
 os.environ.setdefault("LOAD__DELETE_COMPLETED_JOBS", "true")
 
-from collections.abc import Callable, Iterable, Iterator, Sequence  # noqa: E402
-from datetime import date  # noqa: E402
-from typing import Any  # noqa: E402
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import date
+from typing import Any
 
-import dlt  # noqa: E402
-from dlt.common.typing import TSecretStrValue  # noqa: E402
-from dlt.extract.resource import DltResource  # noqa: E402
+import dlt
+from dlt.common.typing import TSecretStrValue
+from dlt.extract.resource import DltResource
 
-from settings.config import DEFAULT_API_BASE_URL  # noqa: E402
-from pipelines.mfds.helpers import FetchResult, fetch_registry  # noqa: E402
-from pipelines.mfds.row_versions import KnownVersions, split_rows  # noqa: E402
-from pipelines.mfds.settings import (  # noqa: E402
+from pipelines.mfds.helpers import FetchResult, fetch_registry
+from pipelines.mfds.row_versions import KnownVersions, split_rows
+from pipelines.mfds.settings import (
     ITEM_SCHEMA,
     MEMBERSHIP_TABLE,
     RAW_SCHEMA_CONTRACT,
@@ -50,6 +50,7 @@ from pipelines.mfds.settings import (  # noqa: E402
     VERSIONS_TABLE,
     RetryPolicy,
 )
+from settings.config import DEFAULT_API_BASE_URL
 
 VERSION_COLUMNS: dict[str, dict[str, Any]] = {
     "row_hash": {"data_type": "bigint", "nullable": False, "unique": True},
@@ -89,7 +90,9 @@ RUN_COLUMNS: dict[str, dict[str, Any]] = {
 
 
 DECLARED_COLUMNS: dict[str, dict[str, dict[str, Any]]] = {
-    VERSIONS_TABLE: VERSION_COLUMNS, MEMBERSHIP_TABLE: MEMBERSHIP_COLUMNS, RUNS_TABLE: RUN_COLUMNS,
+    VERSIONS_TABLE: VERSION_COLUMNS,
+    MEMBERSHIP_TABLE: MEMBERSHIP_COLUMNS,
+    RUNS_TABLE: RUN_COLUMNS,
 }
 
 
@@ -172,12 +175,12 @@ def mfds_dump_source(
     return raw_resources(as_of, load_id, _FetchOnce(read, on_result), known_versions)
 
 
-def raw_resources(as_of: date, load_id: str, fetch: Callable[[], FetchResult],
-                  known_versions: KnownVersions | None = None) -> Sequence[DltResource]:
+def raw_resources(
+    as_of: date, load_id: str, fetch: Callable[[], FetchResult], known_versions: KnownVersions | None = None
+) -> Sequence[DltResource]:
     """The raw tables of one load, whatever its items came from: the one writer of `mfds_raw`."""
 
-    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS,
-                  schema_contract=RAW_SCHEMA_CONTRACT)
+    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS, schema_contract=RAW_SCHEMA_CONTRACT)
     def load_runs() -> Iterator[dict[str, Any]]:
         yield run_row(fetch(), load_id, as_of)
 
@@ -186,7 +189,7 @@ def raw_resources(as_of: date, load_id: str, fetch: Callable[[], FetchResult],
 
 def _batches(rows: list[dict[str, Any]], size: int = 2000) -> Iterator[list[dict[str, Any]]]:
     for start in range(0, len(rows), size):
-        yield rows[start:start + size]
+        yield rows[start : start + size]
 
 
 def item_resources(
@@ -209,13 +212,18 @@ def item_resources(
             split.append(split_rows(rows(), load_id, as_of, known_versions))
         return split[0]
 
-    @dlt.resource(name=VERSIONS_TABLE, write_disposition="append", columns=VERSION_COLUMNS,
-                  schema_contract=RAW_SCHEMA_CONTRACT)
+    @dlt.resource(
+        name=VERSIONS_TABLE, write_disposition="append", columns=VERSION_COLUMNS, schema_contract=RAW_SCHEMA_CONTRACT
+    )
     def dmf_item_versions() -> Iterator[list[dict[str, Any]]]:
         yield from _batches(parts()[0])
 
-    @dlt.resource(name=MEMBERSHIP_TABLE, write_disposition="append", columns=MEMBERSHIP_COLUMNS,
-                  schema_contract=RAW_SCHEMA_CONTRACT)
+    @dlt.resource(
+        name=MEMBERSHIP_TABLE,
+        write_disposition="append",
+        columns=MEMBERSHIP_COLUMNS,
+        schema_contract=RAW_SCHEMA_CONTRACT,
+    )
     def dmf_load_items() -> Iterator[list[dict[str, Any]]]:
         yield from _batches(parts()[1])
 
@@ -236,16 +244,18 @@ def declared_columns_resources(tables: Iterable[str]) -> list[DltResource]:
         def materialize() -> Iterator[Any]:
             yield dlt.mark.materialize_table_schema()
 
-        resources.append(dlt.resource(materialize, name=table, write_disposition="append",
-                                      columns=declared[table], schema_contract="evolve"))
+        resources.append(
+            dlt.resource(
+                materialize, name=table, write_disposition="append", columns=declared[table], schema_contract="evolve"
+            )
+        )
     return resources
 
 
 def run_row_resource(row: dict[str, Any]) -> DltResource:
     """`load_runs` with one given row: records a load whose main run dlt refused (contract)."""
 
-    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS,
-                  schema_contract=RAW_SCHEMA_CONTRACT)
+    @dlt.resource(name=RUNS_TABLE, write_disposition="append", columns=RUN_COLUMNS, schema_contract=RAW_SCHEMA_CONTRACT)
     def load_runs() -> Iterator[dict[str, Any]]:
         yield row
 
@@ -265,6 +275,7 @@ def empty_items_tables() -> list[DltResource]:
         def materialize() -> Iterator[Any]:
             yield dlt.mark.materialize_table_schema()
 
-        resources.append(dlt.resource(materialize, name=table, write_disposition="append",
-                                      columns=DECLARED_COLUMNS[table]))
+        resources.append(
+            dlt.resource(materialize, name=table, write_disposition="append", columns=DECLARED_COLUMNS[table])
+        )
     return resources

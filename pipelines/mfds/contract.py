@@ -9,6 +9,7 @@ in depth behind the key audit of the fetch: whatever a future code path or API s
 - a breach must end as a recorded, rejected load with a reason naming the table and column,
   never as a traceback, and the package dlt extracted must not be loaded by the next run.
 """
+
 from __future__ import annotations
 
 import logging
@@ -47,8 +48,11 @@ def migrate_declared_columns(pipeline: dlt.Pipeline) -> dict[str, list[str]]:
     """Add declared-but-absent columns (nullable) to existing raw tables; returns what it added."""
     missing = missing_declared_columns(pipeline)
     if missing:
-        pipeline.run(declared_columns_resources(list(missing)), schema=pipeline.default_schema,
-                     loader_file_format="insert_values")
+        pipeline.run(
+            declared_columns_resources(list(missing)),
+            schema=pipeline.default_schema,
+            loader_file_format="insert_values",
+        )
         for table, names in missing.items():
             log.info("Added the declared column(s) %s to %s.%s", ", ".join(names), DATASET_NAME, table)
     return missing

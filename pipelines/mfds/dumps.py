@@ -28,21 +28,22 @@ load like any other. A record listed twice is kept once with its repeat_count, a
 dump is a single pass, so a list that shifted while it was dumped cannot be told from a real
 duplicate (the live loader's second pass has no equivalent here).
 """
+
 from __future__ import annotations
 
 import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from settings.config import EARLIEST_AS_OF
-from settings.errors import ConfigError
 from pipelines.mfds.helpers import ApiError, FetchResult, Page, _page, distinct_rows, parse_page
 from pipelines.mfds.item_schema import shown_name
 from pipelines.mfds.settings import ITEM_SCHEMA, PAGE_SIZE
+from settings.config import EARLIEST_AS_OF
+from settings.errors import ConfigError
 
 DUMP_SUFFIXES = (".jsonl", ".json")
 # The first date of a name; digits around it would make it part of a longer number.
@@ -77,19 +78,26 @@ def date_in_name(name: str) -> date | None:
     try:
         return date(int(year), int(month), int(day))
     except ValueError:
-        raise DumpError(f"{name}: '{match.group(0)}' in the file name is not a date; "
-                        "name each dump after its as-of date (YYYY-MM-DD or YYYYMMDD).") from None
+        raise DumpError(
+            f"{name}: '{match.group(0)}' in the file name is not a date; "
+            "name each dump after its as-of date (YYYY-MM-DD or YYYYMMDD)."
+        ) from None
 
 
 def find_dumps(path: Path, today: date) -> list[Dump]:
     """The dated dumps at `path` (a file or a folder of them), oldest first; refused in one line
     when there are none, a date is in the future (Seoul) or before 2000, or two share a date."""
     if not path.exists():
-        raise DumpError(f"{path} does not exist; give a dump file or a folder of them "
-                        "(YYYY-MM-DD.jsonl, one raw item a line, or YYYY-MM-DD.json of API pages).")
+        raise DumpError(
+            f"{path} does not exist; give a dump file or a folder of them "
+            "(YYYY-MM-DD.jsonl, one raw item a line, or YYYY-MM-DD.json of API pages)."
+        )
     if path.is_dir():
-        candidates = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in DUMP_SUFFIXES
-                            and not p.name.startswith((".", "truth_")))
+        candidates = sorted(
+            p
+            for p in path.iterdir()
+            if p.is_file() and p.suffix.lower() in DUMP_SUFFIXES and not p.name.startswith((".", "truth_"))
+        )
     elif path.suffix.lower() in DUMP_SUFFIXES:
         candidates = [path]
     else:
@@ -99,22 +107,24 @@ def find_dumps(path: Path, today: date) -> list[Dump]:
         as_of = date_in_name(candidate.name)
         if as_of is None:
             if candidate == path:
-                raise DumpError(f"{path}: the file name carries no date; name it after its as-of date "
-                                "(e.g. 2026-03-01.jsonl).")
+                raise DumpError(
+                    f"{path}: the file name carries no date; name it after its as-of date (e.g. 2026-03-01.jsonl)."
+                )
             continue
         if as_of > today:
-            raise DumpError(f"{candidate}: its date {as_of} is after today in Seoul ({today}); "
-                            "a dump can only be of today or a past day.")
+            raise DumpError(
+                f"{candidate}: its date {as_of} is after today in Seoul ({today}); "
+                "a dump can only be of today or a past day."
+            )
         if as_of < EARLIEST_AS_OF:
-            raise DumpError(f"{candidate}: its date {as_of} is before {EARLIEST_AS_OF}; "
-                            "the MFDS DMF list has no data that old.")
+            raise DumpError(
+                f"{candidate}: its date {as_of} is before {EARLIEST_AS_OF}; the MFDS DMF list has no data that old."
+            )
         if as_of in dumps:
-            raise DumpError(f"{candidate} and {dumps[as_of].path.name} are both dated {as_of}; "
-                            "keep one dump per day.")
+            raise DumpError(f"{candidate} and {dumps[as_of].path.name} are both dated {as_of}; keep one dump per day.")
         dumps[as_of] = Dump(candidate, as_of)
     if not dumps:
-        raise DumpError(f"{path} holds no dated dump (*.jsonl or *.json with YYYY-MM-DD or YYYYMMDD "
-                        "in the name).")
+        raise DumpError(f"{path} holds no dated dump (*.jsonl or *.json with YYYY-MM-DD or YYYYMMDD in the name).")
     return [dumps[as_of] for as_of in sorted(dumps)]
 
 
@@ -122,7 +132,7 @@ def read_dump(dump: Dump, page_size: int = PAGE_SIZE) -> FetchResult:
     """The dump as a complete `FetchResult`, or DumpError naming the file and what is wrong.
 
     `page_size` numbers the pages of a JSON Lines dump as a live load of it would have."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     if dump.form == "pages":
         received, total, pages = _read_pages(dump.path)
     else:
@@ -131,9 +141,19 @@ def read_dump(dump: Dump, page_size: int = PAGE_SIZE) -> FetchResult:
     if not received:
         raise DumpError(f"{dump.path}: holds no record; a day's list is never empty, so this dump is broken.")
     return FetchResult(
-        status="complete", reason=None, total_count=total, fetched_count=len(received),
-        rows=distinct_rows(received), pages=pages, requests=0, retries=0, attempts=1, result_codes="",
-        source_url=dump.path.resolve().as_uri(), started_at=started, finished_at=datetime.now(timezone.utc),
+        status="complete",
+        reason=None,
+        total_count=total,
+        fetched_count=len(received),
+        rows=distinct_rows(received),
+        pages=pages,
+        requests=0,
+        retries=0,
+        attempts=1,
+        result_codes="",
+        source_url=dump.path.resolve().as_uri(),
+        started_at=started,
+        finished_at=datetime.now(UTC),
     )
 
 
@@ -156,18 +176,24 @@ def _read_lines(path: Path, page_size: int) -> tuple[Received, int]:
             item = json.loads(line)
         except ValueError as error:
             if number == len(lines) and not line.endswith("\n"):
-                raise DumpError(f"{path}:{number}: the last line ends in the middle of a record; "
-                                "the file is truncated, dump the day again.") from None
-            raise DumpError(f"{path}:{number}: not JSON ({error.msg}); each line must be one raw "
-                            "MFDS item as a JSON object.") from None
+                raise DumpError(
+                    f"{path}:{number}: the last line ends in the middle of a record; "
+                    "the file is truncated, dump the day again."
+                ) from None
+            raise DumpError(
+                f"{path}:{number}: not JSON ({error.msg}); each line must be one raw MFDS item as a JSON object."
+            ) from None
         if not isinstance(item, dict):
-            raise DumpError(f"{path}:{number}: a JSON {type(item).__name__}, not an object; each line must "
-                            "be one raw MFDS item.")
+            raise DumpError(
+                f"{path}:{number}: a JSON {type(item).__name__}, not an object; each line must be one raw MFDS item."
+            )
         raw_items.append(item)
         numbers.append(number)
     page = _page(1, None, raw_items)  # mapped to the declared fields and audited by the live code
-    first_odd = next((number for number, item in zip(numbers, raw_items)
-                      if any(str(key).upper() not in _DECLARED for key in item)), numbers[0] if numbers else 0)
+    first_odd = next(
+        (number for number, item in zip(numbers, raw_items) if any(str(key).upper() not in _DECLARED for key in item)),
+        numbers[0] if numbers else 0,
+    )
     _refuse_drift(path, f":{first_odd}", page)
     received = [(position, position // page_size + 1, item) for position, item in enumerate(page.items)]
     return received, max(1, math.ceil(len(received) / page_size))
@@ -196,8 +222,10 @@ def _read_pages(path: Path) -> tuple[Received, int, int]:
         body = response.get("body") or {}
         page_no, rows = _as_int(body.get("pageNo")), _as_int(body.get("numOfRows"))
         if page_no != index:
-            raise DumpError(f"{path}: page {index} says pageNo {body.get('pageNo')!r}; the pages must be "
-                            "numbered 1, 2, ... in order, none missing or repeated.")
+            raise DumpError(
+                f"{path}: page {index} says pageNo {body.get('pageNo')!r}; the pages must be "
+                "numbered 1, 2, ... in order, none missing or repeated."
+            )
         if rows is None or rows < 1:
             raise DumpError(f"{path}: page {index} has no numOfRows; cannot tell whether it is full.")
         if page.total_count is None:
@@ -205,16 +233,21 @@ def _read_pages(path: Path) -> tuple[Received, int, int]:
         totals.add(page.total_count)
         expected_pages = max(1, math.ceil(page.total_count / rows))
         if index < expected_pages and len(page.items) != rows:
-            raise DumpError(f"{path}: page {index} holds {len(page.items)} of its {rows} items; "
-                            "only the last page may be short.")
+            raise DumpError(
+                f"{path}: page {index} holds {len(page.items)} of its {rows} items; only the last page may be short."
+            )
         received.extend(((index - 1) * rows + offset, index, item) for offset, item in enumerate(page.items))
     if len(totals) > 1:
-        raise DumpError(f"{path}: the totalCount differs between pages ({', '.join(map(str, sorted(totals)))}); "
-                        "the list moved while it was dumped.")
+        raise DumpError(
+            f"{path}: the totalCount differs between pages ({', '.join(map(str, sorted(totals)))}); "
+            "the list moved while it was dumped."
+        )
     total = next(iter(totals), 0)
     if len(answers) != expected_pages or len(received) != total:
-        raise DumpError(f"{path}: {len(answers)} page(s) with {len(received):,} items, but totalCount "
-                        f"{total:,} needs {expected_pages} page(s); the dump is incomplete.")
+        raise DumpError(
+            f"{path}: {len(answers)} page(s) with {len(received):,} items, but totalCount "
+            f"{total:,} needs {expected_pages} page(s); the dump is incomplete."
+        )
     return received, total, len(answers)
 
 
@@ -224,8 +257,10 @@ def _refuse_drift(path: Path, at: str, page: Page) -> None:
     if drift is None:
         return
     names = ", ".join(shown_name(n) for n in (drift.unknown or drift.missing)[:5])
-    raise DumpError(f"{path}{at}: the item keys do not fit the declared schema "
-                    f"({'unknown' if drift.unknown else 'missing'} {names}); nothing was imported.")
+    raise DumpError(
+        f"{path}{at}: the item keys do not fit the declared schema "
+        f"({'unknown' if drift.unknown else 'missing'} {names}); nothing was imported."
+    )
 
 
 def _as_int(raw: Any) -> int | None:

@@ -10,6 +10,7 @@ Nothing in this module raises for API or data problems: they become the result's
 one-sentence reason. The service key never leaves this module in any text: error messages are
 built here without URLs, and httpx's own request log has the key masked.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote
@@ -221,7 +222,7 @@ class MfdsClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> "MfdsClient":
+    def __enter__(self) -> MfdsClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -290,7 +291,7 @@ def _retry_after_s(value: str | None) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 # -- whole list, verdict ------------------------------------------------------------------------
@@ -347,8 +348,7 @@ def fetch_pass(client: MfdsClient, page_size: int) -> ListPass:
             result.received.append((start + index, page_no, item))
         if not page.items and page.total_count:
             result.problem = result.problem or (
-                f"page {page_no} came back empty although the API reported "
-                f"{_fmt(result.total_count)} records"
+                f"page {page_no} came back empty although the API reported {_fmt(result.total_count)} records"
             )
         page_no += 1
     counts = {count for count in result.total_counts}
@@ -359,8 +359,7 @@ def fetch_pass(client: MfdsClient, page_size: int) -> ListPass:
         )
     elif result.problem is None and len(result.received) != result.total_count:
         result.problem = (
-            f"received {_fmt(len(result.received))} of the {_fmt(result.total_count)} records "
-            "the API reported"
+            f"received {_fmt(len(result.received))} of the {_fmt(result.total_count)} records the API reported"
         )
     return result
 
@@ -412,20 +411,33 @@ def distinct_rows(received: Iterable[tuple[int, int, dict[str, Any]]]) -> list[d
 
 
 def fetch_registry(
-    base_url: str, service_key: str, policy: RetryPolicy | None = None, allowed_hosts: Iterable[str] = (),
+    base_url: str,
+    service_key: str,
+    policy: RetryPolicy | None = None,
+    allowed_hosts: Iterable[str] = (),
 ) -> FetchResult:
     """Fetch the whole list and judge it; API and data problems come back as the status.
 
     The URL is judged again here, whoever called: a URL the policy refuses is never connected to.
     """
     policy = policy or RetryPolicy()
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     problem = base_url_problem(base_url, allowed_hosts)
     if problem is not None:
         return FetchResult(
-            status="failed", reason=problem, total_count=None, fetched_count=0, rows=[], pages=0,
-            requests=0, retries=0, attempts=0, result_codes="", source_url=_operation_url(base_url),
-            started_at=started, finished_at=datetime.now(timezone.utc),
+            status="failed",
+            reason=problem,
+            total_count=None,
+            fetched_count=0,
+            rows=[],
+            pages=0,
+            requests=0,
+            retries=0,
+            attempts=0,
+            result_codes="",
+            source_url=_operation_url(base_url),
+            started_at=started,
+            finished_at=datetime.now(UTC),
         )
     try:
         return _fetch_registry(base_url, service_key, policy, started)
@@ -434,9 +446,17 @@ def fetch_registry(
         return FetchResult(
             status="failed",
             reason=f"the load stopped on an unexpected error ({type(exc).__name__}); please report it",
-            total_count=None, fetched_count=0, rows=[], pages=0, requests=0, retries=0, attempts=1,
-            result_codes="", source_url=_operation_url(base_url), started_at=started,
-            finished_at=datetime.now(timezone.utc),
+            total_count=None,
+            fetched_count=0,
+            rows=[],
+            pages=0,
+            requests=0,
+            retries=0,
+            attempts=1,
+            result_codes="",
+            source_url=_operation_url(base_url),
+            started_at=started,
+            finished_at=datetime.now(UTC),
         )
 
 
@@ -501,6 +521,6 @@ def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, starte
             result_codes=codes,
             source_url=client.url,
             started_at=started,
-            finished_at=datetime.now(timezone.utc),
+            finished_at=datetime.now(UTC),
             schema_drift=None if drift is None else drift.map_text(lambda t: redact(t, *keys)).as_json(),
         )

@@ -16,6 +16,7 @@ set of the items as received and decides what counts as drift:
 The audit keeps up to 3 raw items exactly as received as samples for the report and the AI
 diagnosis; names shown in sentences are clipped and made printable, as they are API text.
 """
+
 from __future__ import annotations
 
 import copy
@@ -57,21 +58,24 @@ class SchemaDrift:
         if self.unknown:
             parts.append("unknown " + _names(self.unknown))
         return (
-            "the API's item schema changed: " + "; ".join(parts)
+            "the API's item schema changed: "
+            + "; ".join(parts)
             + " (check the MFDS API notice, then update ITEM_SCHEMA in pipelines/mfds/settings.py)"
         )
 
-    def map_text(self, fn: Callable[[str], str]) -> "SchemaDrift":
+    def map_text(self, fn: Callable[[str], str]) -> SchemaDrift:
         """The same drift with `fn` applied to every string, keys included (to redact secrets
         before anything is serialized, so the stored JSON stays valid)."""
-        return SchemaDrift([fn(n) for n in self.missing], [fn(n) for n in self.unknown],
-                           [_map_text(s, fn) for s in self.samples])
+        return SchemaDrift(
+            [fn(n) for n in self.missing], [fn(n) for n in self.unknown], [_map_text(s, fn) for s in self.samples]
+        )
 
     def as_json(self) -> str:
         """The `load_runs.schema_drift` value: {"missing", "unknown", "samples"}."""
         return json.dumps(
             {"missing": self.missing, "unknown": self.unknown, "samples": self.samples},
-            ensure_ascii=False, default=str,
+            ensure_ascii=False,
+            default=str,
         )
 
 
@@ -118,7 +122,7 @@ class KeyAudit:
         if strange and len(self.drift_items) < MAX_SAMPLES:
             self.drift_items.append(copy.deepcopy(raw))
 
-    def merge(self, other: "KeyAudit") -> None:
+    def merge(self, other: KeyAudit) -> None:
         self.items += other.items
         self.carried.update(other.carried)
         for key, count in other.unknown.items():

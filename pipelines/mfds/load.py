@@ -4,13 +4,14 @@ Every load is stored, complete or not, so the raw layer is the full audit trail 
 the dbt gates decide later whether a complete load is also an *accepted* one. A date that
 already has a complete load is skipped without calling the API unless `force=True`.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import dlt
 import duckdb
@@ -18,15 +19,16 @@ from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.extract.source import DltSource
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from settings.config import Settings
-from settings.errors import ConfigError, DmfError
 from pipelines.mfds import empty_items_tables, mfds_source, run_row, run_row_resource
 from pipelines.mfds.contract import contract_violation, exception_chain, migrate_declared_columns
 from pipelines.mfds.helpers import FetchResult, redact
-from pipelines.mfds.row_versions import HashCollision, create_items_view, has_items_table, migrate_items_table, stored_versions
-from settings.storage import write_failure
-from settings.url_policy import base_url_problem
-from settings.warehouse import table_exists
+from pipelines.mfds.row_versions import (
+    HashCollision,
+    create_items_view,
+    has_items_table,
+    migrate_items_table,
+    stored_versions,
+)
 from pipelines.mfds.settings import (
     DATASET_NAME,
     MEMBERSHIP_TABLE,
@@ -35,6 +37,11 @@ from pipelines.mfds.settings import (
     VERSIONS_TABLE,
     RetryPolicy,
 )
+from settings.config import Settings
+from settings.errors import ConfigError, DmfError
+from settings.storage import write_failure
+from settings.url_policy import base_url_problem
+from settings.warehouse import table_exists
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +77,11 @@ class LoadOutcome:
         if self.fetch_status == "skipped":
             return f"Load for {day} skipped: {self.reason}"
         counts = (
-            (f"{self.fetched_count:,} records received" if self.schema_drift  # all-null once mapped
-             else f"{self.distinct_count:,} records"
-             + (f" ({self.duplicate_count:,} listed twice)" if self.duplicate_count else ""))
-            + f", {self.requests} requests, {self.retries} retries, {self.duration_s:.1f} s"
-        )
+            f"{self.fetched_count:,} records received"
+            if self.schema_drift  # all-null once mapped
+            else f"{self.distinct_count:,} records"
+            + (f" ({self.duplicate_count:,} listed twice)" if self.duplicate_count else "")
+        ) + f", {self.requests} requests, {self.retries} retries, {self.duration_s:.1f} s"
         if self.fetch_status == "complete":
             return f"Loaded the MFDS DMF list for {day} (load {self.load_id}): complete, {counts}."
         verdict = "failed" if self.fetch_status == "failed" else "is incomplete"
@@ -86,8 +93,8 @@ class LoadOutcome:
 
 def new_load_id(now: datetime | None = None) -> str:
     """Sortable and unique: UTC time of the start plus a short random suffix."""
-    now = now or datetime.now(timezone.utc)
-    return f"{now.astimezone(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+    now = now or datetime.now(UTC)
+    return f"{now.astimezone(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
 
 
 def mfds_pipeline(settings: Settings) -> dlt.Pipeline:
@@ -112,9 +119,7 @@ def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:
             return None
         not_rejected = ""
         if table_exists(con, "marts", "dmf_loads"):
-            not_rejected = (
-                " and load_id not in (select load_id from marts.dmf_loads where verdict = 'rejected')"
-            )
+            not_rejected = " and load_id not in (select load_id from marts.dmf_loads where verdict = 'rejected')"
         return con.execute(
             "select load_id, total_count, fetched_count, distinct_count, duplicate_count "
             f"from {DATASET_NAME}.{RUNS_TABLE} "
@@ -158,9 +163,14 @@ def _forget_uncompleted_jobs(settings: Settings, pipeline: dlt.Pipeline, package
                     f"delete from {DATASET_NAME}.{table} where _dlt_load_id = ?", [package_id]
                 ).fetchone()
                 if deleted and deleted[0]:
-                    log.warning("dlt package %s: %d row(s) of %s.%s were in DuckDB although dlt had not "
-                                "marked their job done; removed so the completed package holds them once",
-                                package_id, deleted[0], DATASET_NAME, table)
+                    log.warning(
+                        "dlt package %s: %d row(s) of %s.%s were in DuckDB although dlt had not "
+                        "marked their job done; removed so the completed package holds them once",
+                        package_id,
+                        deleted[0],
+                        DATASET_NAME,
+                        table,
+                    )
 
 
 def recover_pending(settings: Settings, pipeline: dlt.Pipeline) -> list[str]:
@@ -276,10 +286,17 @@ def load_day(
         if existing is not None:
             load_id, total, fetched, distinct, duplicates = existing
             return LoadOutcome(
-                load_id=load_id, as_of_date=as_of, fetch_status="skipped",
+                load_id=load_id,
+                as_of_date=as_of,
+                fetch_status="skipped",
                 reason=f"a complete load ({load_id}) already exists for this date; use --force to load it again",
-                total_count=total, fetched_count=fetched, distinct_count=distinct,
-                duplicate_count=duplicates, requests=0, retries=0, duration_s=0.0,
+                total_count=total,
+                fetched_count=fetched,
+                distinct_count=distinct,
+                duplicate_count=duplicates,
+                requests=0,
+                retries=0,
+                duration_s=0.0,
             )
 
     problem = base_url_problem(settings.api_base_url, settings.api_allowed_hosts)
@@ -292,18 +309,30 @@ def load_day(
     results: list[FetchResult] = []
     try:
         source = mfds_source(
-            as_of=as_of, load_id=load_id, mfds_api_base_url=settings.api_base_url,
-            retry_policy=retry_policy, on_result=results.append,
+            as_of=as_of,
+            load_id=load_id,
+            mfds_api_base_url=settings.api_base_url,
+            retry_policy=retry_policy,
+            on_result=results.append,
             allowed_hosts=settings.api_allowed_hosts,
-            known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes), **key_args,
+            known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes),
+            **key_args,
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it
         raise ConfigError(MISSING_KEY) from None
     return write_load(settings, pipeline, source, results, as_of, load_id, service_key=service_key)
 
 
-def write_load(settings: Settings, pipeline: dlt.Pipeline, source: DltSource, results: list[FetchResult],
-               as_of: date, load_id: str, *, service_key: str | None = None) -> LoadOutcome:
+def write_load(
+    settings: Settings,
+    pipeline: dlt.Pipeline,
+    source: DltSource,
+    results: list[FetchResult],
+    as_of: date,
+    load_id: str,
+    *,
+    service_key: str | None = None,
+) -> LoadOutcome:
     """Write one load's source (the API's, or a dump's: mfds_source / mfds_dump_source) to the
     raw layer; `results` receives its `FetchResult` when dlt extracts it. Live loads and
     `dmf backfill` share this, so both store exactly the same way."""
@@ -329,35 +358,45 @@ def write_load(settings: Settings, pipeline: dlt.Pipeline, source: DltSource, re
 
 def _outcome(result: FetchResult, load_id: str, as_of: date) -> LoadOutcome:
     return LoadOutcome(
-        load_id=load_id, as_of_date=as_of, fetch_status=result.status, reason=result.reason,
-        total_count=result.total_count, fetched_count=result.fetched_count,
-        distinct_count=result.distinct_count, duplicate_count=result.duplicate_count,
-        requests=result.requests, retries=result.retries, duration_s=result.duration_s,
+        load_id=load_id,
+        as_of_date=as_of,
+        fetch_status=result.status,
+        reason=result.reason,
+        total_count=result.total_count,
+        fetched_count=result.fetched_count,
+        distinct_count=result.distinct_count,
+        duplicate_count=result.duplicate_count,
+        requests=result.requests,
+        retries=result.retries,
+        duration_s=result.duration_s,
         schema_drift=result.schema_drift,
     )
 
 
-def _refused_by_contract(settings: Settings, pipeline: dlt.Pipeline, as_of: date, load_id: str,
-                         results: list[FetchResult], violation: str) -> LoadOutcome:
+def _refused_by_contract(
+    settings: Settings, pipeline: dlt.Pipeline, as_of: date, load_id: str, results: list[FetchResult], violation: str
+) -> LoadOutcome:
     """The frozen raw schema refused a column: abort what dlt extracted, record a rejected load.
 
     The extracted package is aborted on purpose (a log line says so): loading it later would
     bring the refused column back, and the next run must fetch afresh.
     """
     pipeline.abort_packages()
-    log.warning("MFDS load %s refused by the raw schema contract: %s; aborted its pending package",
-                load_id, violation)
+    log.warning("MFDS load %s refused by the raw schema contract: %s; aborted its pending package", load_id, violation)
     if not results:
-        raise DmfError(f"The MFDS load for {as_of} was refused by the raw schema contract ({violation}); "
-                       "nothing was stored.")
+        raise DmfError(
+            f"The MFDS load for {as_of} was refused by the raw schema contract ({violation}); nothing was stored."
+        )
     result = dataclasses.replace(results[0], status="incomplete", reason=violation)
     try:
         pipeline.run(run_row_resource(run_row(result, load_id, as_of)), loader_file_format="jsonl")
         _ensure_items_table(settings, pipeline)
     except PipelineStepFailed:
         pipeline.abort_packages()
-        raise DmfError(f"The MFDS load for {as_of} was refused by the raw schema contract ({violation}) "
-                       "and could not even be recorded; check pipelines/mfds/__init__.py.") from None
+        raise DmfError(
+            f"The MFDS load for {as_of} was refused by the raw schema contract ({violation}) "
+            "and could not even be recorded; check pipelines/mfds/__init__.py."
+        ) from None
     outcome = _outcome(result, load_id, as_of)
     log.warning("%s", outcome.summary())
     return outcome

@@ -13,6 +13,7 @@ the dbt test of the versions do): the SHA-256 of the fields in source order, eac
 BIGINT. 60 bits: with a million versions the chance that two share a hash is below 1e-6, and the
 writer checks every reused hash against the stored values anyway (`HashCollision`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,8 +46,9 @@ class HashCollision(Exception):
 
 def canonical_text(values: Iterable[Any]) -> str:
     """The exact record as one unambiguous string (length-prefixed, nulls distinct from '')."""
-    return "".join("N;" if value is None else f"S{len(str(value).encode('utf-8', 'surrogatepass'))}:{value};"
-                   for value in values)
+    return "".join(
+        "N;" if value is None else f"S{len(str(value).encode('utf-8', 'surrogatepass'))}:{value};" for value in values
+    )
 
 
 def row_hash(values: Iterable[Any]) -> int:
@@ -84,7 +86,8 @@ def split_rows(
             if tuple(stored[digest]) != values:
                 raise HashCollision(
                     f"two different MFDS records share the row hash {digest} in {DATASET_NAME}.{VERSIONS_TABLE}; "
-                    "nothing of this load was stored (report this: the hash must be widened)")
+                    "nothing of this load was stored (report this: the hash must be widened)"
+                )
         elif digest in versions:
             if values_of(versions[digest]) != values:
                 raise HashCollision(f"two different MFDS records of one load share the row hash {digest}")
@@ -92,8 +95,14 @@ def split_rows(
             versions[digest] = {"row_hash": digest, **dict(zip(COLUMN_NAMES, values))}
         # Any other key a row carries goes on with the membership row, so that the frozen
         # contract refuses it by name instead of this function dropping it unseen.
-        memberships.append({"load_id": load_id, "as_of_date": as_of, "row_hash": digest,
-                            **{k: v for k, v in row.items() if k not in COLUMN_NAMES}})
+        memberships.append(
+            {
+                "load_id": load_id,
+                "as_of_date": as_of,
+                "row_hash": digest,
+                **{k: v for k, v in row.items() if k not in COLUMN_NAMES},
+            }
+        )
     return list(versions.values()), memberships
 
 
@@ -124,7 +133,7 @@ ITEMS_VIEW_SQL = f"""
 create or replace view {DATASET_NAME}.{ITEMS_TABLE} as
 select
     m.load_id, m.as_of_date, m.item_position, m.page_no, m.repeat_count,
-    {', '.join('v.' + c for c in COLUMN_NAMES)},
+    {", ".join("v." + c for c in COLUMN_NAMES)},
     m.row_hash, m._dlt_load_id
 from {DATASET_NAME}.{MEMBERSHIP_TABLE} as m
 join {DATASET_NAME}.{VERSIONS_TABLE} as v on v.row_hash = m.row_hash
@@ -133,8 +142,11 @@ join {DATASET_NAME}.{VERSIONS_TABLE} as v on v.row_hash = m.row_hash
 
 def create_items_view(con: duckdb.DuckDBPyConnection) -> None:
     """`mfds_raw.dmf_items`: every record of every load (usable or not) as it was received."""
-    if _table_type(con, VERSIONS_TABLE) and _table_type(con, MEMBERSHIP_TABLE) \
-            and _table_type(con, ITEMS_TABLE) != "BASE TABLE":
+    if (
+        _table_type(con, VERSIONS_TABLE)
+        and _table_type(con, MEMBERSHIP_TABLE)
+        and _table_type(con, ITEMS_TABLE) != "BASE TABLE"
+    ):
         con.execute(ITEMS_VIEW_SQL)
 
 
@@ -162,11 +174,11 @@ def migrate_items_table(duckdb_path: Path) -> str | None:
             return None
         con.execute("begin transaction")
         try:
-            (rows, loads), = con.execute(f"select count(*), count(distinct load_id) from {raw}.{ITEMS_TABLE}").fetchall()
-            con.execute(
-                f"create temp table _hashed as select {row_hash_sql()} as row_hash, * from {raw}.{ITEMS_TABLE}"
-            )
-            (before,), = con.execute(f"select count(*) from {raw}.{VERSIONS_TABLE}").fetchall()
+            ((rows, loads),) = con.execute(
+                f"select count(*), count(distinct load_id) from {raw}.{ITEMS_TABLE}"
+            ).fetchall()
+            con.execute(f"create temp table _hashed as select {row_hash_sql()} as row_hash, * from {raw}.{ITEMS_TABLE}")
+            ((before,),) = con.execute(f"select count(*) from {raw}.{VERSIONS_TABLE}").fetchall()
             con.execute(
                 f"insert into {raw}.{VERSIONS_TABLE} (row_hash, {columns}, _dlt_load_id, _dlt_id) "
                 f"select row_hash, {columns}, _dlt_load_id, _dlt_id from ("
@@ -174,12 +186,13 @@ def migrate_items_table(duckdb_path: Path) -> str | None:
                 f"  from _hashed) where n = 1 "
                 f"and row_hash not in (select row_hash from {raw}.{VERSIONS_TABLE})"
             )
-            (collisions,), = con.execute(
+            ((collisions,),) = con.execute(
                 f"select count(*) from (select row_hash from (select distinct row_hash, {columns} from _hashed) "
-                "group by row_hash having count(*) > 1)").fetchall()
+                "group by row_hash having count(*) > 1)"
+            ).fetchall()
             if collisions:
                 raise HashCollision(f"{collisions} row hash(es) stand for different records in {raw}.{ITEMS_TABLE}")
-            (after,), = con.execute(f"select count(*) from {raw}.{VERSIONS_TABLE}").fetchall()
+            ((after,),) = con.execute(f"select count(*) from {raw}.{VERSIONS_TABLE}").fetchall()
             con.execute(
                 f"insert into {raw}.{MEMBERSHIP_TABLE} "
                 "(load_id, as_of_date, item_position, page_no, repeat_count, row_hash, _dlt_load_id, _dlt_id) "
@@ -193,9 +206,11 @@ def migrate_items_table(duckdb_path: Path) -> str | None:
         except BaseException:
             con.execute("rollback")
             raise
-    line = (f"Migrated {raw}.{ITEMS_TABLE} ({rows:,} rows of {loads} loads) into {after - before:,} row versions "
-            f"({raw}.{VERSIONS_TABLE}) and {rows:,} membership rows ({raw}.{MEMBERSHIP_TABLE}); "
-            f"{raw}.{ITEMS_TABLE} is now a view that reconstructs every load")
+    line = (
+        f"Migrated {raw}.{ITEMS_TABLE} ({rows:,} rows of {loads} loads) into {after - before:,} row versions "
+        f"({raw}.{VERSIONS_TABLE}) and {rows:,} membership rows ({raw}.{MEMBERSHIP_TABLE}); "
+        f"{raw}.{ITEMS_TABLE} is now a view that reconstructs every load"
+    )
     log.info("%s", line)
     return line
 
@@ -207,8 +222,11 @@ def raw_summary(duckdb_path: Path) -> str | None:
     with duckdb.connect(str(duckdb_path), read_only=True) as con:
         if _table_type(con, ITEMS_TABLE) != "VIEW":
             return None
-        (days, records), = con.execute(
-            f"select count(distinct as_of_date), count(*) from {DATASET_NAME}.{MEMBERSHIP_TABLE}").fetchall()
-        (versions,), = con.execute(f"select count(*) from {DATASET_NAME}.{VERSIONS_TABLE}").fetchall()
-    return (f"{DATASET_NAME}.{ITEMS_TABLE} (a view) shows every raw record of every day as received: "
-            f"{records:,} records of {days} days, stored as {versions:,} distinct row versions")
+        ((days, records),) = con.execute(
+            f"select count(distinct as_of_date), count(*) from {DATASET_NAME}.{MEMBERSHIP_TABLE}"
+        ).fetchall()
+        ((versions,),) = con.execute(f"select count(*) from {DATASET_NAME}.{VERSIONS_TABLE}").fetchall()
+    return (
+        f"{DATASET_NAME}.{ITEMS_TABLE} (a view) shows every raw record of every day as received: "
+        f"{records:,} records of {days} days, stored as {versions:,} distinct row versions"
+    )

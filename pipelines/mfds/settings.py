@@ -1,4 +1,5 @@
 """Constants of the MFDS DMF source: the operation, the fields, the portal's codes, the retry policy."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,9 +39,7 @@ COLUMN_NAMES = tuple(field.lower() for field in SOURCE_FIELDS)
 # the load incomplete (helpers.KeyAudit), because mapping renamed keys to the old names would
 # give all-null records and a false WITHDRAWN for the whole registry. The raw tables are frozen
 # to the columns derived from it (a dlt schema contract), so they can never silently grow.
-ITEM_SCHEMA: dict[str, dict[str, Any]] = {
-    name: {"data_type": "text", "nullable": True} for name in SOURCE_FIELDS
-}
+ITEM_SCHEMA: dict[str, dict[str, Any]] = {name: {"data_type": "text", "nullable": True} for name in SOURCE_FIELDS}
 # Where each field sits in an answer, for the drift diagnosis prompt (enrich/drift.py).
 ITEM_FIELD_PATHS = {name: f"response.body.items.item[].{name}" for name in ITEM_SCHEMA}
 # The contract of both raw tables: new tables may be created, new columns never.

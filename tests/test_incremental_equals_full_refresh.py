@@ -32,10 +32,10 @@ from simulator.replay import write_replay
 pytestmark = pytest.mark.e2e
 
 START = date(2026, 10, 1)
-DAY_COUNT = 20
+DAY_COUNT = 12
 DATES = [START + timedelta(days=n) for n in range(DAY_COUNT)]
 REJECTED = DATES[5]  # every manufacturer null: the field_fill_collapse gate rejects it
-SKIPPED = DATES[12]  # not loaded on its day; imported at the end, before published days
+SKIPPED = DATES[10]  # not loaded on its day; imported at the end, before published days
 CASES = IdentityCases(day=3, returns_after=(2, 6), renumbered_with_manufacturer=1)
 
 # (table, the columns that identify a row's content; every column but build timestamps)

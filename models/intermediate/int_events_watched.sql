@@ -19,8 +19,10 @@ events_watched as (
 
     select
         events.*,
-        coalesce(current_watch.on_watchlist, false)
-            or coalesce(previous_watch.on_watchlist, false) as on_watchlist,
+        (
+            coalesce(current_watch.on_watchlist, false)
+            or coalesce(previous_watch.on_watchlist, false)
+        ) as on_watchlist,
         coalesce(current_watch.watch_terms, previous_watch.watch_terms) as watch_terms,
         coalesce(current_watch.watch_matches, previous_watch.watch_matches) as watch_matches
 

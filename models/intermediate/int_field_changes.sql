@@ -40,22 +40,23 @@ keyed as (
 
 pairs as (
 
+    -- noqa below: sqlfluff asks for a different indent of the `endfor` line on each pass over the loop
     select
         current_record.load_id,
         current_record.load_seq,
         current_record.as_of_date,
         current_record.dmf_key,
-        current_record.permit_no as permit_no_after,
-        {%- for field in registration_fields() %}
+        current_record.permit_no as permit_no_after
+        {%- for field in registration_fields() %},
         previous_record.{{ field }} as {{ field }}_before,
         current_record.{{ field }} as {{ field }}_after,
         previous_record.{{ field }}_key as {{ field }}_before_key,
-        current_record.{{ field }}_key as {{ field }}_after_key{{ "," if not loop.last }}
-        {%- endfor %}
+        current_record.{{ field }}_key as {{ field }}_after_key
+        {% endfor %} -- noqa: LT02
 
     from keyed as current_record
     inner join keyed as previous_record
-        on previous_record.dmf_key = current_record.dmf_key
+        on current_record.dmf_key = previous_record.dmf_key
         and previous_record.load_seq = current_record.load_seq - 1
     where current_record.load_seq in (select load_seq from new_loads)
 
@@ -155,12 +156,12 @@ unmatched_entries as (
     select entries_counted.*
     from entries_counted
     left join entries_counted as other_side
-        on other_side.load_id = entries_counted.load_id
-        and other_side.dmf_key = entries_counted.dmf_key
-        and other_side.field_name = entries_counted.field_name
-        and other_side.side <> entries_counted.side
-        and other_side.entry = entries_counted.entry
-        and other_side.occurrence = entries_counted.occurrence
+        on entries_counted.load_id = other_side.load_id
+        and entries_counted.dmf_key = other_side.dmf_key
+        and entries_counted.field_name = other_side.field_name
+        and entries_counted.side <> other_side.side
+        and entries_counted.entry = other_side.entry
+        and entries_counted.occurrence = other_side.occurrence
     where other_side.entry is null
 
 ),
@@ -190,11 +191,11 @@ classified as (
         unpivoted.before_value,
         unpivoted.after_value,
         case
-            when before_key is not distinct from after_key then 'cosmetic'
+            when (before_key is not distinct from after_key) then 'cosmetic'
             else 'substantive'
         end as change_kind,
         case
-            when before_key is not distinct from after_key then 'cosmetic'
+            when (before_key is not distinct from after_key) then 'cosmetic'
             when unpivoted.field_name = 'permit_no' and before_value is null then 'assigned'
             when unpivoted.field_name = 'permit_no' and after_value is null then 'removed'
             when unpivoted.field_name = 'permit_no' then 'renumbered'
@@ -211,9 +212,9 @@ classified as (
 
     from unpivoted
     left join entry_diffs
-        on entry_diffs.load_id = unpivoted.load_id
-        and entry_diffs.dmf_key = unpivoted.dmf_key
-        and entry_diffs.field_name = unpivoted.field_name
+        on unpivoted.load_id = entry_diffs.load_id
+        and unpivoted.dmf_key = entry_diffs.dmf_key
+        and unpivoted.field_name = entry_diffs.field_name
 
 )
 

@@ -13,7 +13,7 @@ ranked as (
 
     select
         *,
-        row_number() over (partition by load_id order by decided_at desc, decision) as decision_rank
+        row_number() over (partition by load_id order by decided_at desc, decision asc) as decision_rank
 
     from decisions
 

@@ -32,9 +32,9 @@ top_applicants as (
 
     select
         load_id,
-        to_json(list(json_array(applicant, events) order by events desc, applicant)[1:5]) as top_applicants
+        to_json(list(json_array(applicant, events) order by events desc, applicant asc)[1:5]) as top_applicants
     from by_applicant
-    group by load_id
+    group by 1
 
 ),
 
@@ -42,9 +42,10 @@ top_groups as (
 
     select
         load_id,
-        to_json(list(json_array(registration_group, events) order by events desc, registration_group)[1:5]) as top_groups
+        to_json(list(json_array(registration_group, events) order by events desc, registration_group asc)[1:5])
+            as top_groups
     from by_group
-    group by load_id
+    group by 1
 
 ),
 
@@ -59,7 +60,7 @@ date_spread as (
             'undated', count(*) - count(permit_date)
         ) as date_spread
     from events
-    group by load_id
+    group by 1
 
 ),
 
@@ -68,9 +69,9 @@ context as (
     select
         loads.load_id,
         json_object(
-            'top_applicants', coalesce(top_applicants.top_applicants, '[]'::json),
-            'top_groups', coalesce(top_groups.top_groups, '[]'::json),
-            'date_spread', coalesce(date_spread.date_spread, '{}'::json)
+            'top_applicants', coalesce(top_applicants.top_applicants, cast('[]' as json)),
+            'top_groups', coalesce(top_groups.top_groups, cast('[]' as json)),
+            'date_spread', coalesce(date_spread.date_spread, cast('{}' as json))
         ) as context
 
     from {{ ref('int_loads_sequenced') }} as loads

@@ -91,7 +91,7 @@ identity_pairs as (
     inner join keyed
         on events.record_id = keyed.record_id
     where events.event_type in ('NEW', 'WITHDRAWN')
-    group by 1, 2, 3
+    group by events.load_id, keyed.ingredient_name_key, keyed.applicant_key
 
 ),
 
@@ -152,7 +152,8 @@ combined as (
 
 ),
 
-{%- set trailing = "order by as_of_date range between interval " ~ var('history_window_days') ~ " days preceding and interval 1 day preceding" %}
+{%- set trailing = "order by as_of_date range between interval " ~ var('history_window_days')
+    ~ " days preceding and interval 1 day preceding" %}
 
 with_history as (
 

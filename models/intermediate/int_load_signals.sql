@@ -51,9 +51,10 @@ fill_drops as (
         max_by(previous_fill_pct, previous_fill_pct - fill_pct) as worst_previous_fill_pct,
         max(previous_fill_pct - fill_pct) as worst_drop_points,
         string_agg(
-            case when previous_fill_pct - fill_pct > {{ var('field_fill_collapse_points') }} then
-                field_name || ' ' || cast(round(previous_fill_pct, 1) as varchar) || '% → '
-                || cast(round(fill_pct, 1) as varchar) || '%'
+            case
+                when previous_fill_pct - fill_pct > {{ var('field_fill_collapse_points') }}
+                    then field_name || ' ' || cast(round(previous_fill_pct, 1) as varchar) || '% → '
+                        || cast(round(fill_pct, 1) as varchar) || '%'
             end,
             ', ' order by field_name
         ) as collapsed_fields
@@ -65,18 +66,27 @@ fill_drops as (
 
 observations as (
 
-    select load_id, as_of_date, 'total_count_drop' as signal_id,
+    -- one branch per signal: load, day and signal on the first line, then observed, baseline,
+    -- fired and the baseline's text; an expression over several lines is bracketed so that it
+    -- reads as one column
+    select
+        load_id, as_of_date, 'total_count_drop' as signal_id,
         cast(total_count as double) as observed,
         cast(previous_total_count as double) as baseline,
-        previous_total_count is not null
-            and total_count < {{ var('total_count_drop_ratio') }} * previous_total_count as fired,
-        '마지막 반영 적재의 API 총건수 ' || coalesce(cast(previous_total_count as varchar), '-')
-            || ', 그 ' || cast(100 * {{ var('total_count_drop_ratio') }} as varchar) || '% 미만이면 거부' as baseline_text
+        (
+            previous_total_count is not null
+            and total_count < {{ var('total_count_drop_ratio') }} * previous_total_count
+        ) as fired,
+        (
+            '마지막 반영 적재의 API 총건수 ' || coalesce(cast(previous_total_count as varchar), '-')
+            || ', 그 ' || cast(100 * {{ var('total_count_drop_ratio') }} as varchar) || '% 미만이면 거부'
+        ) as baseline_text
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'zero_records',
+    select
+        load_id, as_of_date, 'zero_records',
         cast(record_count as double), null,
         coalesce(record_count, 0) = 0,
         '적재에는 기록이 있어야 함'
@@ -84,93 +94,126 @@ observations as (
 
     union all
 
-    select load_id, as_of_date, 'all_changed',
+    select
+        load_id, as_of_date, 'all_changed',
         round(changed_count / nullif(previous_record_count, 0), 4),
         {{ var('all_changed_ratio') }},
-        previous_record_count is not null
-            and changed_count > {{ var('all_changed_ratio') }} * previous_record_count,
-        '등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 ' || changed_count
+        (
+            previous_record_count is not null
+            and changed_count > {{ var('all_changed_ratio') }} * previous_record_count
+        ),
+        (
+            '등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 ' || changed_count
             || '건 변경, ' || cast(100 * {{ var('all_changed_ratio') }} as varchar) || '% 초과면 거부'
+        )
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'withdrawn_share',
+    select
+        load_id, as_of_date, 'withdrawn_share',
         round(withdrawn_count / nullif(previous_record_count, 0), 4),
         {{ var('withdrawn_share_ratio') }},
-        previous_record_count is not null
-            and withdrawn_count > {{ var('withdrawn_share_ratio') }} * previous_record_count,
-        '마지막 반영 적재 등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 '
+        (
+            previous_record_count is not null
+            and withdrawn_count > {{ var('withdrawn_share_ratio') }} * previous_record_count
+        ),
+        (
+            '마지막 반영 적재 등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 '
             || withdrawn_count || '건 취하, '
             || cast(100 * {{ var('withdrawn_share_ratio') }} as varchar) || '% 초과면 거부'
+        )
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'identity_churn',
+    select
+        load_id, as_of_date, 'identity_churn',
         round(identity_churn_pairs / nullif(previous_record_count, 0), 4),
         {{ var('identity_churn_ratio') }},
-        previous_record_count is not null
-            and identity_churn_pairs > {{ var('identity_churn_ratio') }} * previous_record_count,
-        '등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 같은 성분·신청인의 취하·신규 쌍 '
-            || identity_churn_pairs || '건, ' || cast(100 * {{ var('identity_churn_ratio') }} as varchar) || '% 초과면 거부'
+        (
+            previous_record_count is not null
+            and identity_churn_pairs > {{ var('identity_churn_ratio') }} * previous_record_count
+        ),
+        (
+            '등록 ' || coalesce(cast(previous_record_count as varchar), '-') || '건 중 같은 성분·신청인의 취하·신규 쌍 '
+            || identity_churn_pairs || '건, '
+            || cast(100 * {{ var('identity_churn_ratio') }} as varchar) || '% 초과면 거부'
+        )
     from metrics
 
     union all
 
-    select metrics.load_id, metrics.as_of_date, 'field_fill_collapse',
+    select
+        metrics.load_id, metrics.as_of_date, 'field_fill_collapse',
         round(fill_drops.worst_fill_pct, 2),
         round(fill_drops.worst_previous_fill_pct, 2),
         coalesce(fill_drops.worst_drop_points > {{ var('field_fill_collapse_points') }}, false),
-        coalesce(fill_drops.worst_field, '-') || ' 항목의 채움률(값이 있는 비율)이 마지막 반영 적재보다 '
+        (
+            coalesce(fill_drops.worst_field, '-') || ' 항목의 채움률(값이 있는 비율)이 마지막 반영 적재보다 '
             || {{ var('field_fill_collapse_points') }} || '%p 넘게 떨어지면 거부'
             || coalesce('; 급락: ' || fill_drops.collapsed_fields, '')
+        )
     from metrics
     left join fill_drops on metrics.load_id = fill_drops.load_id
 
     union all
 
-    select load_id, as_of_date, 'total_count_spike',
+    select
+        load_id, as_of_date, 'total_count_spike',
         cast(total_count as double), cast(previous_total_count as double),
-        previous_total_count is not null
-            and total_count > {{ var('total_count_spike_ratio') }} * previous_total_count,
+        (
+            previous_total_count is not null
+            and total_count > {{ var('total_count_spike_ratio') }} * previous_total_count
+        ),
         '마지막 반영 적재의 API 총건수 ' || coalesce(cast(previous_total_count as varchar), '-')
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'event_burst',
+    select
+        load_id, as_of_date, 'event_burst',
         cast(event_count as double), event_count_median,
-        history_loads >= {{ min_history }}
+        (
+            history_loads >= {{ min_history }}
             and event_count >= {{ var('event_burst_min') }}
-            and event_count > {{ var('event_burst_factor') }} * event_count_median,
-        '최근 {{ var('history_window_days') }}일 중앙값 ' || coalesce(cast(event_count_median as varchar), '-') || ' (적재 '
-            || history_loads || '회 기준)'
+            and event_count > {{ var('event_burst_factor') }} * event_count_median
+        ),
+        (
+            '최근 {{ var('history_window_days') }}일 중앙값 ' || coalesce(cast(event_count_median as varchar), '-')
+            || ' (적재 ' || history_loads || '회 기준)'
+        )
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'withdrawn_burst',
+    select
+        load_id, as_of_date, 'withdrawn_burst',
         cast(withdrawn_count as double), cast(withdrawn_count_max as double),
         history_loads >= {{ min_history }} and withdrawn_count > withdrawn_count_max,
-        '최근 {{ var('history_window_days') }}일 최댓값 ' || coalesce(cast(withdrawn_count_max as varchar), '-') || ' (적재 '
-            || history_loads || '회 기준)'
+        (
+            '최근 {{ var('history_window_days') }}일 최댓값 ' || coalesce(cast(withdrawn_count_max as varchar), '-')
+            || ' (적재 ' || history_loads || '회 기준)'
+        )
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'duplicate_surge',
+    select
+        load_id, as_of_date, 'duplicate_surge',
         cast(duplicate_number_groups as double), cast(previous_duplicate_number_groups as double),
-        previous_duplicate_number_groups is not null
+        (
+            previous_duplicate_number_groups is not null
             and duplicate_number_groups > 0
-            and duplicate_number_groups > 2 * previous_duplicate_number_groups,
-        '이전 적재의 중복 등록번호 수: '
-            || coalesce(cast(previous_duplicate_number_groups as varchar), '-')
+            and duplicate_number_groups > 2 * previous_duplicate_number_groups
+        ),
+        '이전 적재의 중복 등록번호 수: ' || coalesce(cast(previous_duplicate_number_groups as varchar), '-')
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'field_null_surge',
+    select
+        load_id, as_of_date, 'field_null_surge',
         greatest(
             {%- for field in registration_fields() %}
             coalesce({{ field }}_null_pct - previous_{{ field }}_null_pct, 0){{ "," if not loop.last }}
@@ -182,16 +225,19 @@ observations as (
             coalesce({{ field }}_null_pct - previous_{{ field }}_null_pct, 0){{ "," if not loop.last }}
             {%- endfor %}
         ) >= {{ var('field_null_surge_points') }},
-        '이전 적재 대비 빈 값 비율의 최대 증가(%p). 항목별 빈 값: '
+        (
+            '이전 적재 대비 빈 값 비율의 최대 증가(%p). 항목별 빈 값: '
             {%- for field in registration_fields() %}
             || '{{ field }} ' || coalesce(cast(round({{ field }}_null_pct, 1) as varchar), '-') || '%'
             {{- " || ', '" if not loop.last }}
             {%- endfor %}
+        )
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'permit_parse_fail_surge',
+    select
+        load_id, as_of_date, 'permit_parse_fail_surge',
         round(permit_parse_failures / nullif(record_count, 0), 4),
         {{ var('permit_parse_fail_ratio') }},
         permit_parse_failures > {{ var('permit_parse_fail_ratio') }} * record_count,
@@ -200,7 +246,8 @@ observations as (
 
     union all
 
-    select load_id, as_of_date, 'date_format_drift',
+    select
+        load_id, as_of_date, 'date_format_drift',
         cast(permit_date_failures as double), 0,
         permit_date_failures > 0,
         '등록일자는 모두 YYYY-MM-DD 여야 함'
@@ -208,16 +255,23 @@ observations as (
 
     union all
 
-    select load_id, as_of_date, 'slow_fetch',
+    select
+        load_id, as_of_date, 'slow_fetch',
         duration_s, duration_median,
-        history_loads >= {{ min_history }}
-            and duration_s > {{ var('slow_fetch_factor') }} * duration_median,
-        '최근 {{ var('history_window_days') }}일 수집 시간 중앙값 ' || coalesce(cast(round(duration_median, 1) as varchar), '-') || '초'
+        (
+            history_loads >= {{ min_history }}
+            and duration_s > {{ var('slow_fetch_factor') }} * duration_median
+        ),
+        (
+            '최근 {{ var('history_window_days') }}일 수집 시간 중앙값 '
+            || coalesce(cast(round(duration_median, 1) as varchar), '-') || '초'
+        )
     from metrics
 
     union all
 
-    select load_id, as_of_date, 'http_retry_surge',
+    select
+        load_id, as_of_date, 'http_retry_surge',
         cast(retries as double), {{ var('http_retry_max') }},
         retries > {{ var('http_retry_max') }},
         '재시도 ' || {{ var('http_retry_max') }} || '회 이하가 정상'
@@ -225,7 +279,8 @@ observations as (
 
     union all
 
-    select load_id, as_of_date, 'identity_ambiguous',
+    select
+        load_id, as_of_date, 'identity_ambiguous',
         cast(ambiguous_records as double), 0,
         ambiguous_records > 0,
         '대체 키가 겹쳐 어제 기록과 맞추지 않은 기록 수'
@@ -233,7 +288,8 @@ observations as (
 
     union all
 
-    select load_id, as_of_date, 'identity_loose_key',
+    select
+        load_id, as_of_date, 'identity_loose_key',
         cast(loose_key_links as double), 0,
         loose_key_links > 0,
         '성분·사업자등록번호·등록일자만으로 전일 기록과 이은 기록 수'
@@ -246,8 +302,10 @@ windows as (
     select
         load_id,
         coalesce(cast(previous_as_of_date as varchar), '-') || ' → ' || cast(as_of_date as varchar) as previous_window,
-        cast(cast(as_of_date - interval {{ var('history_window_days') }} day as date) as varchar)
-            || ' ~ ' || cast(cast(as_of_date - interval 1 day as date) as varchar) as trailing_window
+        (
+            cast(cast(as_of_date - interval {{ var('history_window_days') }} day as date) as varchar)
+            || ' ~ ' || cast(cast(as_of_date - interval 1 day as date) as varchar)
+        ) as trailing_window
 
     from metrics
 

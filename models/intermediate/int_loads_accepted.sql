@@ -1,6 +1,6 @@
-{#- The loads whose events may be published: in the sequence and fired no gate (or a person accepted it after one fired). Every model
-    that publishes events or the registry selects from here, so a failing gate test on
-    int_load_signals makes `dbt build` skip them all. -#}
+{#- The loads whose events may be published: in the sequence and fired no gate (or a person
+    accepted it after one fired). Every model that publishes events or the registry selects
+    from here, so a failing gate test on int_load_signals makes `dbt build` skip them all. -#}
 
 with
 

@@ -84,11 +84,12 @@ withdrawn_registrations as (
     from keyed as previous_record
     inner join loads
         on loads.load_seq = previous_record.load_seq + 1
-    where not exists (
-        select 1 from keyed as current_record
-        where current_record.dmf_key = previous_record.dmf_key
-            and current_record.load_seq = previous_record.load_seq + 1
-    )
+    where
+        not exists (
+            select 1 from keyed as current_record
+            where current_record.dmf_key = previous_record.dmf_key
+                and current_record.load_seq = previous_record.load_seq + 1
+        )
 
 ),
 
@@ -110,8 +111,8 @@ changed_registrations as (
 
     from field_changes
     inner join keyed as current_record
-        on current_record.dmf_key = field_changes.dmf_key
-        and current_record.load_seq = field_changes.load_seq
+        on field_changes.dmf_key = current_record.dmf_key
+        and field_changes.load_seq = current_record.load_seq
     group by 1, 2, 3, 4, 5
 
 ),
@@ -159,7 +160,7 @@ described as (
     inner join keyed
         on events.record_id = keyed.record_id
     left join keyed as previous_record
-        on previous_record.dmf_key = events.dmf_key
+        on events.dmf_key = previous_record.dmf_key
         and previous_record.load_seq = events.load_seq - 1
 
 )

@@ -58,7 +58,7 @@ numbered as (
 linked_by_number as (
 
     select
-        current_record.record_id as record_id,
+        current_record.record_id,
         previous_record.record_id as previous_record_id,
         current_record.load_seq,
         'permit_no' as match_stage
@@ -66,7 +66,7 @@ linked_by_number as (
     from numbered as current_record
     inner join numbered as previous_record
         on previous_record.load_seq = current_record.load_seq - 1
-        and previous_record.permit_no_key = current_record.permit_no_key
+        and current_record.permit_no_key = previous_record.permit_no_key
     where current_record.load_seq in (select load_seq from loads)
         and current_record.permit_no_key is not null
         and current_record.records_with_number = 1
@@ -102,7 +102,7 @@ fallback_candidates as (
     from unlinked_current as current_record
     inner join unlinked_previous as previous_record
         on previous_record.load_seq = current_record.load_seq - 1
-        and previous_record.fallback_key = current_record.fallback_key
+        and current_record.fallback_key = previous_record.fallback_key
 
 ),
 
@@ -159,7 +159,7 @@ loose_candidates as (
     from still_unlinked_current as current_record
     inner join still_unlinked_previous as previous_record
         on previous_record.load_seq = current_record.load_seq - 1
-        and previous_record.loose_key = current_record.loose_key
+        and current_record.loose_key = previous_record.loose_key
 
 ),
 

@@ -74,9 +74,11 @@ number_keys as (
 
     -- the numbers of the chain starts, and those of the records their fallback keys meet (a
     -- record matched by number is not matched again by fallback key, below)
-    select permit_no_key from chain_starts where permit_no_key is not null
+    select permit_no_key from chain_starts
+    where permit_no_key is not null
     union
-    select permit_no_key from fallback_records where permit_no_key is not null
+    select permit_no_key from fallback_records
+    where permit_no_key is not null
 
 ),
 
@@ -202,7 +204,7 @@ measured as (
     inner join loads as withdrawal_load
         on withdrawal_load.load_seq = returns.last_seen_seq + 1
     inner join loads as return_load
-        on return_load.load_seq = returns.load_seq
+        on returns.load_seq = return_load.load_seq
 
 )
 

@@ -92,7 +92,7 @@ chains (record_id, dmf_key) as (
 
     from chains
     inner join links
-        on links.previous_record_id = chains.record_id
+        on chains.record_id = links.previous_record_id
 
 ),
 

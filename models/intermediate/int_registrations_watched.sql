@@ -53,8 +53,10 @@ per_record as (
     select
         record_id,
         string_agg(distinct watch_term, ', ' order by watch_term) as watch_terms,
-        string_agg(distinct watch_term || ' (' || match_stage || ')', ', '
-            order by watch_term || ' (' || match_stage || ')') as watch_matches
+        string_agg(
+            distinct watch_term || ' (' || match_stage || ')', ', '
+            order by watch_term || ' (' || match_stage || ')'
+        ) as watch_matches
 
     from hits
     group by record_id

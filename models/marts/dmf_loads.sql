@@ -47,7 +47,7 @@ previous_accepted as (
 
     from load_runs
     inner join sequence
-        on sequence.as_of_date < load_runs.as_of_date
+        on load_runs.as_of_date > sequence.as_of_date
     group by load_runs.load_id
 
 ),
@@ -68,8 +68,9 @@ loads as (
                 then 'rejected by ' || decisions.decided_by || ': ' || decisions.decision_reason
             when decisions.decision = 'accept' and gate_rejections.load_id is not null and sequence.load_id is not null
                 then null
-            when not load_runs.is_usable then 'incomplete: only ' || load_runs.stored_item_count || ' of '
-                || load_runs.distinct_count || ' records were stored (the load was cut short while writing)'
+            when not load_runs.is_usable
+                then 'incomplete: only ' || load_runs.stored_item_count || ' of '
+                    || load_runs.distinct_count || ' records were stored (the load was cut short while writing)'
             when gate_rejections.load_id is not null then 'integrity gate: ' || gate_rejections.gate_reason
             when sequence.load_id is null then 'superseded by a later complete load of the same date'
         end as reason,

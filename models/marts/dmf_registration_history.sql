@@ -17,7 +17,9 @@ hashed as (
         *,
         md5(concat_ws(
             '|'
-            {%- for field in registration_fields() %}, coalesce({{ field }}, '∅'){% endfor %}
+            {%- for field in registration_fields() %},
+            coalesce({{ field }}, '∅')
+            {%- endfor %}
         )) as row_hash
 
     from keyed
@@ -29,9 +31,10 @@ flagged as (
     select
         *,
         case
-            when lag(row_hash) over (partition by dmf_key order by load_seq) is distinct from row_hash
+            when (lag(row_hash) over (partition by dmf_key order by load_seq) is distinct from row_hash)
                 or lag(load_seq) over (partition by dmf_key order by load_seq) <> load_seq - 1
-            then 1 else 0
+                then 1
+            else 0
         end as starts_version
 
     from hashed
@@ -50,16 +53,17 @@ versioned as (
 
 versions as (
 
+    -- noqa below: sqlfluff asks for a different indent of the `endfor` line on each pass over the loop
     select
         dmf_key,
         version_no,
         min(as_of_date) as valid_from,
         max(as_of_date) as last_seen_as_of,
         min(load_seq) as first_load_seq,
-        max(load_seq) as last_load_seq,
-        {%- for field in registration_fields() %}
-        any_value({{ field }}) as {{ field }}{{ "," if not loop.last }}
-        {%- endfor %}
+        max(load_seq) as last_load_seq
+        {%- for field in registration_fields() %},
+        any_value({{ field }}) as {{ field }}
+        {% endfor %} -- noqa: LT02
 
     from versioned
     group by dmf_key, version_no
@@ -85,14 +89,15 @@ closed as (
 
 )
 
+-- noqa below: sqlfluff asks for a different indent of the `endfor` line on each pass over the loop
 select
     dmf_key,
     version_no,
     valid_from,
     valid_to,
-    is_current,
-    {%- for field in registration_fields() %}
-    {{ field }}{{ "," if not loop.last }}
-    {%- endfor %}
+    is_current
+    {%- for field in registration_fields() %},
+    {{ field }}
+    {% endfor %} -- noqa: LT02
 
 from closed

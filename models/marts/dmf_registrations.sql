@@ -63,7 +63,7 @@ registry as (
         watched.watch_terms,
         first_seen.first_seen_as_of,
         last_changed.last_event_as_of,
-        latest.as_of_date as as_of_date,
+        latest.as_of_date,
         keyed.load_id
 
     from keyed

@@ -12,8 +12,10 @@ select
     observed,
     baseline,
     baseline_text,
-    'integrity gate ' || signal_id || ' rejected load ' || load_id || ' of ' || cast(as_of_date as varchar)
-        || ': observed ' || coalesce(cast(observed as varchar), '-') || ' (' || baseline_text || ')' as problem
+    (
+        'integrity gate ' || signal_id || ' rejected load ' || load_id || ' of ' || cast(as_of_date as varchar)
+        || ': observed ' || coalesce(cast(observed as varchar), '-') || ' (' || baseline_text || ')'
+    ) as problem
 
 from {{ ref('int_load_signals') }}
 where is_gate and fired

@@ -12,7 +12,7 @@ catalog as (
 
 texts as (
 
-    select signal_id, 'description' as column_name, description as text from catalog
+    select signal_id, 'description' as column_name, description as catalog_text from catalog
     union all
     select signal_id, 'what_to_check', what_to_check from catalog
     union all
@@ -25,7 +25,9 @@ texts as (
 select
     signal_id,
     column_name,
-    'unknown placeholder ' || regexp_extract(text, '\{[a-z_]+\}') || ' in seeds/signal_catalog.csv ('
-        || column_name || '): use a var named in macro signal_threshold_vars' as problem
+    (
+        'unknown placeholder ' || regexp_extract(catalog_text, '\{[a-z_]+\}') || ' in seeds/signal_catalog.csv ('
+        || column_name || '): use a var named in macro signal_threshold_vars'
+    ) as problem
 from texts
-where regexp_matches(text, '\{[a-z_]+\}')
+where regexp_matches(catalog_text, '\{[a-z_]+\}')

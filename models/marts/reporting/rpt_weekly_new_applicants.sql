@@ -36,7 +36,7 @@ final as (
 
     select
         report_date,
-        row_number() over (partition by report_date order by new_count desc, applicant) as applicant_rank,
+        row_number() over (partition by report_date order by new_count desc, applicant asc) as applicant_rank,
         applicant,
         new_count,
         ingredient_count

@@ -38,7 +38,7 @@ final as (
 
     select
         report_date,
-        row_number() over (partition by report_date order by new_count desc, country) as country_rank,
+        row_number() over (partition by report_date order by new_count desc, country asc) as country_rank,
         country,
         new_count
     from counted

@@ -40,7 +40,7 @@ final as (
 
     select
         report_date,
-        row_number() over (partition by report_date order by event_count desc, registration_group) as group_rank,
+        row_number() over (partition by report_date order by event_count desc, registration_group asc) as group_rank,
         registration_group,
         event_count,
         new_count,

@@ -61,7 +61,7 @@ final as (
         week_events.on_watchlist
     from week_events
     left join registry_sources
-        on registry_sources.ingredient_name = week_events.ingredient_name
+        on week_events.ingredient_name = registry_sources.ingredient_name
     where coalesce(registry_sources.manufacturer_count, 0) <= 1
 
 )

@@ -27,21 +27,30 @@ load_days as (
 
 ),
 
+event_days as (
+
+    -- the days whose events count: accepted loads past the baseline
+    select * from load_days
+    where publishes_events
+
+),
+
 metric_days as (
 
-    select as_of_date, 1 as metric_order, 'new_count' as metric, new_count as metric_value, true as has_median from load_days where publishes_events
+    select as_of_date, 1 as metric_order, 'new_count' as metric, new_count as metric_value, true as has_median
+    from event_days
     union all
-    select as_of_date, 2, 'changed_count', changed_count, true from load_days where publishes_events
+    select as_of_date, 2, 'changed_count', changed_count, true from event_days
     union all
-    select as_of_date, 3, 'withdrawn_count', withdrawn_count, true from load_days where publishes_events
+    select as_of_date, 3, 'withdrawn_count', withdrawn_count, true from event_days
     union all
-    select as_of_date, 4, 'event_count', event_count, true from load_days where publishes_events
+    select as_of_date, 4, 'event_count', event_count, true from event_days
     union all
-    select as_of_date, 5, 'critical_count', critical_count, true from load_days where publishes_events
+    select as_of_date, 5, 'critical_count', critical_count, true from event_days
     union all
-    select as_of_date, 6, 'high_count', high_count, true from load_days where publishes_events
+    select as_of_date, 6, 'high_count', high_count, true from event_days
     union all
-    select as_of_date, 7, 'watchlist_hit_count', watchlist_hit_count, true from load_days where publishes_events
+    select as_of_date, 7, 'watchlist_hit_count', watchlist_hit_count, true from event_days
     union all
     select as_of_date, 8, 'fired_signal_count', fired_signal_count, true from load_days
     union all
@@ -63,9 +72,10 @@ report_dates as (
     -- report can be rendered for any Monday, including one that had no load itself
     select cast(report_day as date) as report_date
     from (
-        select unnest(generate_series(
-            min(as_of_date) + 1, max(as_of_date) + 7, interval 1 day
-        )) as report_day
+        select
+            unnest(generate_series(
+                min(as_of_date) + 1, max(as_of_date) + 7, interval 1 day
+            )) as report_day
         from load_days
     ) as spine
 
@@ -105,7 +115,7 @@ windowed as (
     from report_dates
     cross join metrics
     left join metric_days
-        on metric_days.metric = metrics.metric
+        on metrics.metric = metric_days.metric
         and metric_days.as_of_date between report_dates.report_date - 30 and report_dates.report_date - 1
     group by 1, 2, 3, 4
 

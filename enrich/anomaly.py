@@ -11,7 +11,6 @@ from datetime import date, timedelta
 from typing import Any
 
 from enrich import store
-from enrich.client import skip_reason_for
 from enrich.config import AiConfig, load_ai_config
 from enrich.daily import read_day
 from enrich.parse import parse_anomaly
@@ -21,7 +20,7 @@ from enrich.runner import (
     EnrichOutcome,
     Tools,
     base_run,
-    call_failure_detail,
+    finish_after_failed_call,
     finish_without_call,
     new_run_id,
     read_marts,
@@ -102,18 +101,7 @@ def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
     tools = Tools(settings, cfg, run_id)
     result = tools.client.call("anomaly_explanation", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
     if not result.ok:
-        return finish_without_call(
-            settings,
-            as_of,
-            KIND,
-            skip_reason_for(result.kind),
-            cfg,
-            call_failure_detail(result),
-            prompt.identity_sha256,
-            result,
-            tools,
-            run_id,
-        )
+        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
     answer = parse_anomaly(result.obj, payload.known_signal_ids)
     now = store.utc_now()
     items = [

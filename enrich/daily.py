@@ -18,7 +18,6 @@ import duckdb
 
 from enrich import proposals as proposal_queue
 from enrich import store
-from enrich.client import skip_reason_for
 from enrich.config import AiConfig, load_ai_config
 from enrich.parse import DailyAnswer, parse_daily
 from enrich.payload import DailyPayload, build_daily_payload, omitted_sentence
@@ -27,7 +26,7 @@ from enrich.runner import (
     EnrichOutcome,
     Tools,
     base_run,
-    call_failure_detail,
+    finish_after_failed_call,
     finish_without_call,
     new_run_id,
     open_warehouse,
@@ -210,19 +209,7 @@ def _enrich_day(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome
     tools = Tools(settings, cfg, run_id)
     result = tools.client.call("daily_briefing", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
     if not result.ok:
-        reason = skip_reason_for(result.kind)
-        return finish_without_call(
-            settings,
-            as_of,
-            KIND,
-            reason,
-            cfg,
-            call_failure_detail(result),
-            prompt.identity_sha256,
-            result,
-            tools,
-            run_id,
-        )
+        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
 
     answer = parse_daily(result.obj, payload.key_map, payload.known_signal_ids, payload.offered)
     if not answer.ok:

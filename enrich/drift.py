@@ -21,7 +21,6 @@ from typing import Any
 import duckdb
 
 from enrich import store
-from enrich.client import skip_reason_for
 from enrich.config import AiConfig, load_ai_config
 from enrich.parse import parse_drift
 from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
@@ -29,7 +28,7 @@ from enrich.runner import (
     EnrichOutcome,
     Tools,
     base_run,
-    call_failure_detail,
+    finish_after_failed_call,
     finish_without_call,
     new_run_id,
     open_warehouse,
@@ -190,18 +189,7 @@ def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) 
     tools = Tools(settings, cfg, run_id)
     result = tools.client.call("api_drift", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
     if not result.ok:
-        return finish_without_call(
-            settings,
-            as_of,
-            KIND,
-            skip_reason_for(result.kind),
-            cfg,
-            call_failure_detail(result),
-            prompt.identity_sha256,
-            result,
-            tools,
-            run_id,
-        )
+        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
     answer = parse_drift(result.obj, frozenset(fields), json_block(shown_samples))
     now = store.utc_now()
     items = [

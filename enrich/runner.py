@@ -15,7 +15,7 @@ import duckdb
 from enrich import store
 from enrich.badges import SKIPPED_REASONS, badge_for
 from enrich.budget import CircuitBreaker, ResultCache, TokenBudget
-from enrich.client import AgyClient, CallResult
+from enrich.client import AgyClient, CallResult, skip_reason_for
 from enrich.config import AiConfig
 from enrich.workspace import prepare_workspace
 from settings.config import Settings
@@ -297,3 +297,32 @@ def call_failure_detail(result: CallResult) -> str:
 
     text = for_output(result.reason, 240)
     return f"agy call ended with {result.kind.value}: {text}" if text else f"agy call ended with {result.kind.value}"
+
+
+def finish_after_failed_call(
+    settings: Settings,
+    as_of: date,
+    kind: str,
+    cfg: AiConfig,
+    prompt_sha: str,
+    result: CallResult,
+    tools: Tools,
+    run_id: str,
+) -> EnrichOutcome:
+    """Record a run whose agy call failed, with the failure's reason and its secret-free detail.
+
+    Every kind ends the same way when agy does not answer, so the reason (timeout, quota, ...)
+    reads the same on the report's badge whichever kind of run it was.
+    """
+    return finish_without_call(
+        settings,
+        as_of,
+        kind,
+        skip_reason_for(result.kind),
+        cfg,
+        call_failure_detail(result),
+        prompt_sha,
+        result,
+        tools,
+        run_id,
+    )

@@ -10,7 +10,6 @@ from datetime import date, timedelta
 from typing import Any
 
 from enrich import store
-from enrich.client import skip_reason_for
 from enrich.config import AiConfig, load_ai_config
 from enrich.parse import parse_weekly
 from enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
@@ -18,7 +17,7 @@ from enrich.runner import (
     EnrichOutcome,
     Tools,
     base_run,
-    call_failure_detail,
+    finish_after_failed_call,
     finish_without_call,
     new_run_id,
     read_marts,
@@ -182,18 +181,7 @@ def _enrich_week(settings: Settings, as_of: date, base: AiConfig) -> EnrichOutco
     tools = Tools(settings, cfg, run_id)
     result = tools.client.call("weekly_commentary", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
     if not result.ok:
-        return finish_without_call(
-            settings,
-            as_of,
-            KIND,
-            skip_reason_for(result.kind),
-            cfg,
-            call_failure_detail(result),
-            prompt.identity_sha256,
-            result,
-            tools,
-            run_id,
-        )
+        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
     known = frozenset(w["dmf_key"] for w in payload["withdrawn_detail"])
     answer = parse_weekly(result.obj, known)
     if not answer.ok:

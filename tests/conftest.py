@@ -35,11 +35,25 @@ def read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+SERVER_FIXTURES = frozenset({"start_simulator", "simulator", "sim_settings"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that starts the simulator makes real dlt loads over HTTP: the integration tier.
+
+    Marked by the fixtures it asks for, so a new loader test cannot land in the fast tier
+    (`pytest -m "not e2e and not integration"`, unit tests only, under a minute) by mistake.
+    """
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())) and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.integration)
+
+
 @pytest.fixture(autouse=True)
 def _fast_tier_runs_no_dbt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keeps the fast tier fast: a test not marked e2e that starts dbt in-process fails at once.
 
-    `pytest -m "not e2e"` must stay under a minute; a dbt run costs seconds, so a new test that
+    The tiers below e2e must not build; a dbt run costs seconds, so a new test that
     builds (through `run_days`, `dmf.build.build`, ...) belongs to a module marked
     `pytestmark = pytest.mark.e2e`. `pytest.fail` raises a BaseException, so the day's
     failures-as-values handlers cannot swallow it. dbt started by a child `dmf` process is not

@@ -15,6 +15,9 @@ from enrich.daily import enrich_day
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal, unmatched_term
 from settings.config import today_in_seoul
 
+# the fake agy runs as a child process (timeouts, kills, the circuit): the integration tier.
+pytestmark = pytest.mark.integration
+
 DAY = date(2026, 10, 8)
 
 

@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fake_agy.support import FAKE_AGY
+
+# `dmf` runs as a child process, as cron runs it: the integration tier.
+pytestmark = pytest.mark.integration
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -14,8 +14,13 @@ import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
+
 from enrich.daily import enrich_day
 from fake_agy.support import FAKE_AGY, Marts, fake_calls, fake_env, make_settings, sample_events
+
+# doctor runs the fake agy as a child process: the integration tier.
+pytestmark = pytest.mark.integration
 
 PROJECT = Path(__file__).resolve().parents[1]
 DAYS = [date(2026, 10, d) for d in (5, 6, 7, 8)]

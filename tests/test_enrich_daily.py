@@ -6,9 +6,13 @@ import json
 from datetime import date
 
 import duckdb
+import pytest
 
 from enrich.daily import enrich_day
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal, unmatched_term
+
+# each briefing asks the fake agy, a child process: the integration tier.
+pytestmark = pytest.mark.integration
 
 DAY = date(2026, 10, 8)
 

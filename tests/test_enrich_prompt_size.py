@@ -6,11 +6,15 @@ from __future__ import annotations
 from datetime import date
 
 import duckdb
+import pytest
 
 from enrich.config import load_ai_config
 from enrich.daily import build_prompt, read_day
 from enrich.render import load_schema
 from fake_agy.support import Marts, event_from_record, make_settings, real_records, signal, unmatched_term
+
+# the prompt is handed to the fake agy, a child process: the integration tier.
+pytestmark = pytest.mark.integration
 
 DAY = date(2026, 10, 8)
 KINDS = [("WITHDRAWN", "HIGH"), ("CHANGED", "MEDIUM"), ("NEW", "INFO"), ("CHANGED", "COSMETIC"), ("NEW", "MEDIUM")]

@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
+import pytest
+
 from enrich.daily import enrich_day
 from enrich.proposals import decide, list_proposals, overdue_proposals, show_proposal
 from fake_agy.support import Marts, fake_env, make_settings, query, sample_events, unmatched_term
+
+# proposals come from the fake agy, a child process: the integration tier.
+pytestmark = pytest.mark.integration
 
 DAY = date(2026, 10, 8)
 NEXT = date(2026, 10, 9)

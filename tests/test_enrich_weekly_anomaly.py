@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
+import pytest
+
 from enrich.anomaly import explain_anomaly
 from enrich.drift import diagnose_api_drift
 from enrich.weekly import enrich_week
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal
+
+# the weekly and anomaly runs ask the fake agy, a child process: the integration tier.
+pytestmark = pytest.mark.integration
 
 DAY = date(2026, 10, 8)
 

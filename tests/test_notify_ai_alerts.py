@@ -8,6 +8,7 @@ import json
 from datetime import UTC, date, datetime, timedelta
 
 import duckdb
+import pytest
 
 from enrich import store as enrich_store
 from enrich.anomaly import explain_anomaly
@@ -16,6 +17,9 @@ from enrich.runner import base_run, write_run
 from fake_agy.support import Marts, fake_env, make_settings, sample_events, signal
 from notify.day import notify_day
 from settings.config import today_in_seoul
+
+# each day asks the fake agy, a child process: the integration tier.
+pytestmark = pytest.mark.integration
 
 DAYS = [date(2026, 10, 1) + timedelta(days=n) for n in range(8)]
 

@@ -27,6 +27,7 @@ from enrich.runner import (
     write_run,
 )
 from settings.config import Settings
+from settings.warehouse import rows
 
 KIND = "anomaly"
 PROMPT = "uc3_anomaly_only.md"
@@ -61,7 +62,7 @@ def explain_anomaly(settings: Settings, as_of: date) -> EnrichOutcome:
 
 def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
     def read(con) -> tuple[Any, list[dict[str, Any]], Any]:
-        history = store.rows(
+        history = rows(
             con,
             f"""
             select {", ".join(HISTORY_COLUMNS)} from marts.dmf_daily_summary

@@ -35,6 +35,7 @@ from enrich.runner import (
     write_run,
 )
 from settings.config import Settings
+from settings.warehouse import rows
 
 KIND = "daily"
 PROMPT = "uc1_daily_briefing.md"
@@ -59,7 +60,7 @@ class DayFacts:
 def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
     """The day's facts from the marts (the load marts.dmf_day_decisions names decides)."""
     facts = DayFacts()
-    loads = store.rows(
+    loads = rows(
         con,
         """
         select load_id, as_of_date, verdict, reason, is_baseline, finished_at
@@ -67,9 +68,9 @@ def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
         [as_of],
     )
     facts.load = loads[0] if loads else None
-    summaries = store.rows(con, "select * from marts.dmf_daily_summary where as_of_date = ? limit 1", [as_of])
+    summaries = rows(con, "select * from marts.dmf_daily_summary where as_of_date = ? limit 1", [as_of])
     facts.summary = summaries[0] if summaries else None
-    facts.events = store.rows(
+    facts.events = rows(
         con,
         """
         select event_id, dmf_key, permit_no, event_type, severity, severity_rank, rule_priority,
@@ -78,7 +79,7 @@ def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
         from marts.dmf_events where as_of_date = ?""",
         [as_of],
     )
-    facts.changes = store.rows(
+    facts.changes = rows(
         con,
         """
         select dmf_key, field_name, before_value, after_value, change_kind
@@ -87,7 +88,7 @@ def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
         [as_of],
     )
     load_id = facts.load["load_id"] if facts.load else None
-    facts.signals = store.rows(
+    facts.signals = rows(
         con,
         """
         select signal_id, is_gate, fired, severity, observed, baseline, baseline_text,
@@ -96,7 +97,7 @@ def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
         order by signal_id""",
         [as_of, load_id, load_id],
     )
-    facts.unmatched = store.rows(
+    facts.unmatched = rows(
         con,
         """
         select watch_term, term_kind, candidates from marts.dmf_watchlist_unmatched

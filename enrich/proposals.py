@@ -25,6 +25,7 @@ from enrich import store
 from enrich.parse import AliasCandidate
 from enrich.runner import open_warehouse
 from settings.config import SEOUL, Settings
+from settings.warehouse import rows
 
 ALIAS_KIND = "ingredient_alias"
 OVERDUE_DAYS = 7
@@ -56,7 +57,7 @@ def _existing_ids(settings: Settings, ids: Sequence[str]) -> set[str]:
         return set()
     with con:
         store.ensure_schema(con)
-        found = store.rows(
+        found = rows(
             con,
             "select proposal_id from enrichment.proposals where proposal_id in (" + ", ".join("?" for _ in ids) + ")",
             list(ids),
@@ -175,7 +176,7 @@ def list_proposals(
     try:
         with con:
             store.ensure_schema(con)
-            found = store.rows(
+            found = rows(
                 con,
                 "select * from enrichment.proposals where (? is null or status = ?) order by created_at, proposal_id",
                 [status, status],
@@ -194,9 +195,9 @@ def _resolve(con: duckdb.DuckDBPyConnection, wanted: str) -> tuple[dict[str, Any
     wanted = (wanted or "").strip()
     if not wanted:
         return None, "Give a proposal id (see `dmf proposals list`)."
-    found = store.rows(con, "select * from enrichment.proposals where proposal_id = ?", [wanted])
+    found = rows(con, "select * from enrichment.proposals where proposal_id = ?", [wanted])
     if not found:
-        found = store.rows(con, "select * from enrichment.proposals where starts_with(proposal_id, ?)", [wanted])
+        found = rows(con, "select * from enrichment.proposals where starts_with(proposal_id, ?)", [wanted])
     if not found:
         return None, f"No proposal {wanted} exists; `dmf proposals list --all` shows every id."
     if len(found) > 1:
@@ -215,7 +216,7 @@ def show_proposal(settings: Settings, proposal_id_or_prefix: str) -> dict[str, A
             row, _ = _resolve(con, proposal_id_or_prefix)
             if row is None:
                 return None
-            row["decisions"] = store.rows(
+            row["decisions"] = rows(
                 con,
                 "select * from enrichment.proposal_decisions where proposal_id = ? order by decided_at",
                 [row["proposal_id"]],

@@ -14,6 +14,8 @@ from typing import Any
 
 import duckdb
 
+from settings.warehouse import rows
+
 DDL = [
     "create schema if not exists enrichment",
     """create table if not exists enrichment.enrichment_run (
@@ -202,12 +204,6 @@ def utc_now() -> datetime:
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     for statement in DDL:
         con.execute(statement)
-
-
-def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    cur = con.execute(sql, list(params))
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 def _insert(

@@ -25,6 +25,7 @@ from enrich.runner import (
 )
 from enrich.sanitize import for_prompt
 from settings.config import Settings
+from settings.warehouse import rows
 
 KIND = "weekly"
 PROMPT = "uc5_weekly_commentary.md"
@@ -58,7 +59,7 @@ def weekly_payload(con, as_of: date) -> dict[str, Any]:
         [as_of - timedelta(days=29), as_of],
     ).fetchone()
     week = [start, as_of]
-    withdrawn = store.rows(
+    withdrawn = rows(
         con,
         """select dmf_key, ingredient_name, applicant, on_watchlist
                                    from marts.dmf_events where as_of_date between ? and ?

@@ -17,6 +17,8 @@ from typing import Any
 
 import duckdb
 
+from settings.warehouse import rows
+
 SCHEMA = "notify"
 DDL = [
     f"create schema if not exists {SCHEMA}",
@@ -79,12 +81,6 @@ def utc_now() -> datetime:
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     for statement in DDL:
         con.execute(statement)
-
-
-def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    cur = con.execute(sql, list(params))
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 def insert(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], record: Mapping[str, Any]) -> None:

@@ -1,12 +1,16 @@
-"""The one answer to "is this table in the warehouse yet?", for every stage and the command.
+"""Two questions every stage asks the warehouse: is this table there yet, and what rows does it hold.
 
-Why here: the loader (pipelines/mfds), the AI layer (enrich) and the command (dmf) each ask it
-before reading a table an earlier step may not have created yet (a first run, a build that
-never got that far). The layout lets the stages import only this leaf package, so the helper
-lives in it; it imports nothing of the project.
+Why here: the loader (pipelines/mfds), the AI layer (enrich), notify and the command (dmf) each
+ask "is this table there yet?" before reading a table an earlier step may not have created yet
+(a first run, a build that never got that far), and enrich and notify read their rows as dicts.
+The layout lets the stages import only this leaf package, so the helpers live in it; it imports
+nothing of the project.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import duckdb
 
@@ -22,3 +26,10 @@ def table_exists(con: duckdb.DuckDBPyConnection, schema: str, *names: str) -> bo
         [schema, sorted(wanted)],
     ).fetchone()
     return bool(row) and row[0] == len(wanted)
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """The rows of a query as dicts keyed by column name (what the prompts and messages read)."""
+    cur = con.execute(sql, list(params))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]

@@ -77,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
     load = commands.add_parser("load", help="load the whole MFDS list into the raw layer")
     _add_as_of(load)
     load.add_argument("--force", action="store_true", help="load again although the date already has a complete load")
-    build = commands.add_parser("build", help="dbt build: models, integrity gates, tests")
+    build = commands.add_parser("build", help="dbt build: models, integrity gates, data and unit tests")
     # The build always covers every load; --as-of (the same flag as the other steps, so a
     # cron chain can pass it to each) names the day whose verdict is printed after it.
     build.add_argument(
@@ -187,7 +187,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "build":
         from dmf.build import build
 
-        outcome = build(settings, full_refresh=args.full_refresh)
+        outcome = build(settings, full_refresh=args.full_refresh, unit_tests=True)
         print(outcome.summary())
         if args.as_of is not None:
             print(_built_verdict(settings, args.as_of))

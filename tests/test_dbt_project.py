@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 
@@ -246,3 +249,32 @@ def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, tmp_path
     assert process.returncode != 0
     assert "enforced contract that failed" in process.stdout
     assert "watch_term" in process.stdout
+
+
+def _unit_test_results(settings) -> dict[str, str]:
+    results = json.loads((settings.state_dir / "dbt" / "target" / "run_results.json").read_text())
+    return {r["unique_id"]: r["status"] for r in results["results"] if r["unique_id"].startswith("unit_test.")}
+
+
+def test_the_morning_build_leaves_unit_tests_out_and_dmf_build_runs_every_one(replayed, tmp_path):
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    copied = dataclasses.replace(replayed, duckdb_path=warehouse, state_dir=tmp_path / "state")
+
+    morning = build(copied)
+    assert morning.success, morning.failures
+    assert _unit_test_results(copied) == {}
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
+    process = subprocess.run(
+        [str(Path(sys.executable).with_name("dmf")), "build"],
+        cwd=tmp_path,
+        env=dict(env, DMF_DUCKDB_PATH=str(warehouse), DMF_STATE_DIR=str(copied.state_dir)),
+        capture_output=True,
+        text=True,
+    )
+    assert process.returncode == 0, process.stderr[-2000:]
+    manifest = json.loads((copied.state_dir / "dbt" / "target" / "manifest.json").read_text())
+    declared = set(manifest["unit_tests"])
+    assert len(declared) >= 10
+    assert _unit_test_results(copied) == dict.fromkeys(declared, "pass")

@@ -47,6 +47,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())) and item.get_closest_marker("e2e") is None:
             item.add_marker(pytest.mark.integration)
+    # pytest-xdist (`-n auto --dist loadfile`) hands whole modules to its workers in this order:
+    # the longest module first and the e2e tier next, so that the short modules fill the end of
+    # the run instead of one worker starting a half-hour module when the others are done.
+    items.sort(key=lambda item: (item.get_closest_marker("longest") is None, item.get_closest_marker("e2e") is None))
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
 """One truth, two paths: the identity chain and the events built day by day, incrementally (each
 build keys and compares only the loads new since the last one), equal row for row what a
-`dbt build --full-refresh` of the same warehouse computes from the whole history.
+`dbt build --full-refresh` of the same warehouse computes from the whole history, over 60
+simulated days: long enough for a key that went wrong on one day to show in later days' events.
 
 The days come from the simulator's evolving registry through the real daily job (HTTP loader,
 `dmf build`): random withdrawals, registrations, late number assignments, renumberings,
@@ -29,10 +30,10 @@ from simulator.evolution import IdentityCases
 from simulator.registry import SyntheticRegistry
 from simulator.replay import write_replay
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.longest]  # 60 days of real builds: about half an hour
 
 START = date(2026, 10, 1)
-DAY_COUNT = 12
+DAY_COUNT = 60
 DATES = [START + timedelta(days=n) for n in range(DAY_COUNT)]
 REJECTED = DATES[5]  # every manufacturer null: the field_fill_collapse gate rejects it
 SKIPPED = DATES[10]  # not loaded on its day; imported at the end, before published days

@@ -38,6 +38,14 @@ def read_jsonl(path: Path) -> list[dict]:
 SERVER_FIXTURES = frozenset({"start_simulator", "simulator", "sim_settings"})
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-xdist hands out the modules with the most tests first unless told not to; the order
+    that counts here is time, which `pytest_collection_modifyitems` below sets (a 60-day module
+    holds one test)."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that starts the simulator makes real dlt loads over HTTP: the integration tier.
 

@@ -120,8 +120,8 @@ def build(
     """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it.
 
     dbt's unit tests check the models' SQL on fixed inputs, so they say nothing about the day's
-    data: the morning job leaves them out (dbt's own advice for production builds) and saves a
-    fifth of its build; `dmf build`, the command run after editing a model, and CI include them.
+    data: the morning job leaves them out (dbt's own advice for production builds) and saves
+    about a sixth of dbt's run time; `dmf build`, the command run after editing a model, and CI include them.
 
     The outcome is recorded in the warehouse whatever it is, a dbt that could not run included.
 

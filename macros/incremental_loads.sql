@@ -15,13 +15,58 @@
     come from the load before it. Portable SQL only (delete with subqueries). -#}
 
 {% macro incremental_load_watermark() -%}
-    {#- The newest load_seq the table holds (0 when it holds none, or on a full refresh): the
-        model computes the loads after it. A load that produced no row (no event that day) is
-        computed again on the next run, and produces no row again. -#}
-    {%- if is_incremental() -%}
+    {#- The newest load_seq the table holds once forget_loads_out_of_sequence has run (0 when it
+        holds none, or on a full refresh): the model computes the loads after it. A load that
+        produced no row (no event that day) is computed again on the next run, and produces no
+        row again.
+
+        Read when the model is compiled (just before its pre-hook runs, after its parents were
+        built) and written into the SQL as a number, because DuckDB prunes row groups on a
+        literal `load_seq > 41` but scans every row of history for `load_seq > (select ...)`:
+        at day 30 that was 13 s instead of under one for int_registrations_keyed alone. So it
+        computes what the pre-hook will leave: the rows before the first load held out of
+        sequence. -#}
+    {%- if not is_incremental() -%}
+    0
+    {%- elif not execute -%}
     (select coalesce(max(load_seq), 0) from {{ this }})
     {%- else -%}
-    0
+    {%- set query -%}
+    with held as (select distinct load_id, load_seq from {{ this }}),
+    first_out_of_sequence as (
+        select min(held.load_seq) as load_seq
+        from held
+        left join {{ ref('int_loads_sequenced') }} as sequenced
+            on sequenced.load_id = held.load_id
+            and sequenced.load_seq = held.load_seq
+        where sequenced.load_id is null
+    )
+    select coalesce(max(held.load_seq), 0)
+    from held
+    where held.load_seq < coalesce((select load_seq from first_out_of_sequence), held.load_seq + 1)
+    {%- endset -%}
+    {{ return(run_query(query).columns[0].values()[0] | int) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro load_id_of_loads_after(watermark, column='load_id') -%}
+    {#- `column` is one of the loads of the sequence after `watermark`, as a literal list once
+        the watermark is a number: the filter a model puts on stg_mfds__items, a view over every
+        record of every load whose text normalization DuckDB would otherwise compute for all of
+        history before joining (4.8 s at day 30 against 0.3 s for a literal list). -#}
+    {%- if watermark is number and execute -%}
+    {%- set rows = run_query(
+        "select load_id from " ~ ref('int_loads_sequenced') ~ " where load_seq > " ~ watermark
+    ) -%}
+    {%- set ids = rows.columns[0].values() -%}
+    {%- if ids | length == 0 -%}
+    {{ column }} is null and {{ column }} is not null
+    {%- else -%}
+    {{ column }} in ({%- for id in ids %}{{ "'" ~ (id | replace("'", "''")) ~ "'" }}{{ ", " if not loop.last }}{%- endfor %})
+    {%- endif -%}
+    {%- else -%}
+    {{ column }} in (select load_id from {{ ref('int_loads_sequenced') }} where load_seq > {{ watermark }})
     {%- endif -%}
 {%- endmacro %}
 

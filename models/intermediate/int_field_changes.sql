@@ -22,19 +22,22 @@
     pre_hook="{{ forget_loads_out_of_sequence() }}",
 ) }}
 
+{%- set watermark = incremental_load_watermark() %}
+
 with
 
 new_loads as (
 
     select load_seq from {{ ref('int_loads_sequenced') }}
-    where load_seq > {{ incremental_load_watermark() }}
+    where load_seq > {{ watermark }}
 
 ),
 
 keyed as (
 
     select * from {{ ref('int_registrations_keyed') }}
-    where load_seq >= (select min(load_seq) - 1 from new_loads)
+    where load_seq >= {{ watermark }}
+        and load_seq >= (select min(load_seq) - 1 from new_loads)
 
 ),
 

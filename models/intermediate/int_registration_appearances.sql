@@ -10,12 +10,14 @@
     pre_hook="{{ forget_loads_out_of_sequence() }}",
 ) }}
 
+{%- set watermark = incremental_load_watermark() %}
+
 with
 
 loads as (
 
     select load_id, load_seq from {{ ref('int_loads_sequenced') }}
-    where load_seq > {{ incremental_load_watermark() }}
+    where load_seq > {{ watermark }}
 
 ),
 
@@ -34,6 +36,7 @@ items as (
     from {{ ref('stg_mfds__items') }} as items
     inner join loads
         on items.load_id = loads.load_id
+    where {{ load_id_of_loads_after(watermark, 'items.load_id') }}
 
 )
 

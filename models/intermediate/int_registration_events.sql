@@ -14,12 +14,14 @@
     pre_hook="{{ forget_loads_out_of_sequence() }}",
 ) }}
 
+{%- set watermark = incremental_load_watermark() %}
+
 with
 
 loads as (
 
     select * from {{ ref('int_loads_sequenced') }}
-    where load_seq > {{ incremental_load_watermark() }}
+    where load_seq > {{ watermark }}
 
 ),
 
@@ -27,21 +29,24 @@ keyed as (
 
     -- the new loads and the load before the first of them
     select * from {{ ref('int_registrations_keyed') }}
-    where load_seq >= (select min(load_seq) - 1 from loads)
+    where load_seq >= {{ watermark }}
+        and load_seq >= (select min(load_seq) - 1 from loads)
 
 ),
 
 field_changes as (
 
     select * from {{ ref('int_field_changes') }}
-    where load_seq in (select load_seq from loads)
+    where load_seq > {{ watermark }}
+        and load_seq in (select load_seq from loads)
 
 ),
 
 reinstatements as (
 
     select * from {{ ref('int_registration_reinstatements') }}
-    where load_seq in (select load_seq from loads)
+    where load_seq > {{ watermark }}
+        and load_seq in (select load_seq from loads)
 
 ),
 

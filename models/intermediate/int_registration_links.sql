@@ -18,6 +18,8 @@
     pre_hook="{{ forget_loads_out_of_sequence() }}",
 ) }}
 
+{%- set watermark = incremental_load_watermark() %}
+
 with
 
 loads as (
@@ -25,7 +27,7 @@ loads as (
     {#- incremental (macros/incremental_loads.sql): the loads after the newest one held, and
         the load before the first of them, which they are linked to -#}
     select load_id, load_seq from {{ ref('int_loads_sequenced') }}
-    where load_seq > {{ incremental_load_watermark() }}
+    where load_seq > {{ watermark }}
 
 ),
 
@@ -40,7 +42,8 @@ items as (
         load_seq
 
     from {{ ref('int_registration_appearances') }}
-    where load_seq >= (select min(load_seq) - 1 from loads)
+    where load_seq >= {{ watermark }}
+        and load_seq >= (select min(load_seq) - 1 from loads)
 
 ),
 

@@ -21,6 +21,8 @@
     pre_hook="{{ forget_loads_out_of_sequence() }}",
 ) }}
 
+{%- set watermark = incremental_load_watermark() %}
+
 with
 
 loads as (
@@ -32,7 +34,7 @@ loads as (
 new_loads as (
 
     select load_seq from loads
-    where load_seq > {{ incremental_load_watermark() }}
+    where load_seq > {{ watermark }}
 
 ),
 
@@ -55,10 +57,12 @@ chain_starts as (
 
     select * from appearances
     where load_seq > 1
+        and load_seq > {{ watermark }}
         and load_seq in (select load_seq from new_loads)
         and record_id not in (
             select record_id from links
-            where load_seq in (select load_seq from new_loads)
+            where load_seq > {{ watermark }}
+                and load_seq in (select load_seq from new_loads)
         )
 
 ),

@@ -17,12 +17,14 @@
     pre_hook="{{ forget_loads_out_of_sequence() }}",
 ) }}
 
+{%- set watermark = incremental_load_watermark() %}
+
 with recursive
 
 new_loads as (
 
     select load_id, load_seq from {{ ref('int_loads_sequenced') }}
-    where load_seq > {{ incremental_load_watermark() }}
+    where load_seq > {{ watermark }}
 
 ),
 
@@ -35,6 +37,7 @@ items as (
     from {{ ref('stg_mfds__items') }} as items
     inner join new_loads
         on items.load_id = new_loads.load_id
+    where {{ load_id_of_loads_after(watermark, 'items.load_id') }}
 
 ),
 
@@ -43,13 +46,15 @@ links as (
     select record_id, previous_record_id, match_stage
     from {{ ref('int_registration_links') }}
     where match_stage <> 'ambiguous'
+        and load_seq > {{ watermark }}
         and load_seq in (select load_seq from new_loads)
 
     union all
 
     select record_id, previous_record_id, match_stage
     from {{ ref('int_registration_reinstatements') }}
-    where load_seq in (select load_seq from new_loads)
+    where load_seq > {{ watermark }}
+        and load_seq in (select load_seq from new_loads)
 
 ),
 

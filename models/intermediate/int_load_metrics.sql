@@ -10,10 +10,9 @@ loads as (
 
 ),
 
-items as (
+item_metrics as (
 
-    select * from {{ ref('stg_mfds__items') }}
-    where load_id in (select load_id from loads)
+    select * from {{ ref('int_load_item_metrics') }}
 
 ),
 
@@ -39,37 +38,6 @@ event_counts as (
         count(*) filter (where event_type = 'WITHDRAWN') as withdrawn_count
 
     from events
-    group by load_id
-
-),
-
-item_quality as (
-
-    select
-        load_id,
-        count(*) as record_count,
-        count(*) filter (where permit_parse_status = 'unparsed') as permit_parse_failures,
-        count(*) filter (where permit_date is not null and permit_date_parsed is null) as permit_date_failures,
-        {%- for field in registration_fields() %}
-        100.0 * count(*) filter (where {{ field }} is null) / nullif(count(*), 0) as {{ field }}_null_pct,
-        {%- endfor %}
-        count(*) filter (where repeat_count > 1) as repeated_records
-
-    from items
-    group by load_id
-
-),
-
-duplicate_numbers as (
-
-    select load_id, count(*) as duplicate_number_groups
-    from (
-        select load_id, permit_no_key
-        from items
-        where permit_no_key is not null
-        group by load_id, permit_no_key
-        having count(*) > 1 or max(repeat_count) > 1
-    ) as duplicated
     group by load_id
 
 ),
@@ -131,21 +99,20 @@ combined as (
         coalesce(event_counts.new_count, 0) as new_count,
         coalesce(event_counts.changed_count, 0) as changed_count,
         coalesce(event_counts.withdrawn_count, 0) as withdrawn_count,
-        item_quality.record_count,
-        item_quality.permit_parse_failures,
-        item_quality.permit_date_failures,
+        item_metrics.record_count,
+        item_metrics.permit_parse_failures,
+        item_metrics.permit_date_failures,
         {%- for field in registration_fields() %}
-        item_quality.{{ field }}_null_pct,
+        item_metrics.{{ field }}_null_pct,
         {%- endfor %}
-        coalesce(duplicate_numbers.duplicate_number_groups, 0) as duplicate_number_groups,
+        coalesce(item_metrics.duplicate_number_groups, 0) as duplicate_number_groups,
         coalesce(ambiguous.ambiguous_records, 0) as ambiguous_records,
         coalesce(identity_churn.identity_churn_pairs, 0) as identity_churn_pairs,
         coalesce(loose_links.loose_key_links, 0) as loose_key_links
 
     from loads
     left join event_counts on loads.load_id = event_counts.load_id
-    left join item_quality on loads.load_id = item_quality.load_id
-    left join duplicate_numbers on loads.load_id = duplicate_numbers.load_id
+    left join item_metrics on loads.load_id = item_metrics.load_id
     left join ambiguous on loads.load_id = ambiguous.load_id
     left join identity_churn on loads.load_id = identity_churn.load_id
     left join loose_links on loads.load_id = loose_links.load_id

@@ -92,3 +92,41 @@
     )
     {%- endif %}
 {%- endmacro %}
+
+
+{% macro registration_versions_resume_point() -%}
+    {#- The load_seq after which int_registration_versions continues: the newest load its held
+        versions were built on, when every load they name (first and last, by place and date)
+        is still at its place in the sequence of accepted loads; 0 otherwise (a full refresh,
+        or the sequence changed under them: every load is walked again). Read when the model
+        compiles, and again when its pre-hook renders, from the same unchanged table. -#}
+    {%- if not (is_incremental() and execute) -%}
+    {{ return(0) }}
+    {%- endif -%}
+    {%- set query -%}
+    with held as (
+        select distinct first_load_seq as load_seq, valid_from as as_of_date from {{ this }}
+        union
+        select distinct last_load_seq, last_seen_as_of from {{ this }}
+    )
+    select
+        case
+            when count(*) = count(accepted.load_seq) then coalesce(max(held.load_seq), 0)
+            else 0
+        end
+    from held
+    left join {{ ref('int_loads_accepted') }} as accepted
+        on accepted.load_seq = held.load_seq
+        and accepted.as_of_date = held.as_of_date
+    {%- endset -%}
+    {{ return(run_query(query).columns[0].values()[0] | int) }}
+{%- endmacro %}
+
+
+{% macro forget_versions_out_of_sequence() -%}
+    {#- Pre-hook of int_registration_versions: when its held versions no longer fit the
+        sequence, it forgets them all, and the run builds every version again. -#}
+    {%- if is_incremental() and registration_versions_resume_point() == 0 %}
+    delete from {{ this }}
+    {%- endif %}
+{%- endmacro %}

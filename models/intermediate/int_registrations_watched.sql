@@ -1,13 +1,31 @@
-{#- Whether each record (per load) falls under the watchlist: its ingredient matched a watched
-    ingredient, its applicant is watched by name or BIZRNO, or one of its manufacturers contains
-    a watched manufacturer name. watch_matches says how each term matched (the ingredient
+{#- Whether each record that is read (those of the latest load, and those events name) falls
+    under the watchlist: its ingredient matched a watched ingredient, its applicant is watched
+    by name or BIZRNO, or one of its manufacturers contains a watched manufacturer name. watch_matches says how each term matched (the ingredient
     match stage, or applicant / manufacturer), so a person can judge a transliteration match. -#}
 
 with
 
 keyed as (
 
+    -- the records something reads the flag of: those of the latest load of the sequence (the
+    -- registry now) and those events name; not every record of every load, so the flags follow
+    -- a watchlist edit at once without re-matching all of history each day
     select * from {{ ref('int_registrations_keyed') }}
+    where {{ load_id_in_query(
+        "select load_id from " ~ ref('int_loads_sequenced') ~ " order by load_seq desc limit 1"
+    ) }}
+
+    union all
+
+    select * from {{ ref('int_registrations_keyed') }}
+    where record_id in (
+        select events.record_id from {{ ref('int_registration_events') }} as events
+        union
+        select events.previous_record_id from {{ ref('int_registration_events') }} as events
+    )
+        and not {{ load_id_in_query(
+            "select load_id from " ~ ref('int_loads_sequenced') ~ " order by load_seq desc limit 1"
+        ) }}
 
 ),
 

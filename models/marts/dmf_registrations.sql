@@ -11,15 +11,20 @@ latest as (
 
 keyed as (
 
+    -- the latest accepted load's records, named by a literal load id so that DuckDB reads
+    -- only that load of int_registrations_keyed, which holds every load
     select * from {{ ref('int_registrations_keyed') }}
-    where load_id in (select load_id from {{ ref('int_loads_accepted') }})
+    where {{ load_id_in_query(
+        "select load_id from " ~ ref('int_loads_accepted') ~ " order by load_seq desc limit 1"
+    ) }}
 
 ),
 
 first_seen as (
 
-    select dmf_key, min(as_of_date) as first_seen_as_of
-    from keyed
+    -- the first accepted load of each registration: where its first version starts
+    select dmf_key, min(valid_from) as first_seen_as_of
+    from {{ ref('int_registration_versions') }}
     group by dmf_key
 
 ),

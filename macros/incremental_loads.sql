@@ -63,9 +63,11 @@
     {#- `column` is one of the load ids `query` returns, written as a literal list once the
         model runs: stg_mfds__items is a view over every record of every load, and DuckDB
         computes its text normalization for all of history before it joins or semi-joins it
-        with a list of loads (4.8 s at day 30), but prunes on a literal list (0.3 s). While
-        dbt only parses, and on a full refresh (every load anyway), the query stays a subquery. -#}
-    {%- if execute and not flags.FULL_REFRESH -%}
+        with a list of loads (4.8 s at day 30), but prunes on a literal list (0.3 s). Only when
+        the model runs (`dbt run`, `dbt build`): while dbt parses or compiles (docs, the SQL
+        lint; the tables may not exist yet), and on a full refresh (every load anyway), the
+        query stays a subquery. -#}
+    {%- if execute and flags.WHICH in ['run', 'build'] and not flags.FULL_REFRESH -%}
     {%- set ids = run_query(query).columns[0].values() -%}
     {%- if ids | length == 0 -%}
     {{ column }} is null and {{ column }} is not null

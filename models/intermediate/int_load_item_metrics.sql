@@ -11,13 +11,9 @@
     on_schema_change='fail',
 ) }}
 
-{%- set unmeasured -%}
-    select load_id from {{ ref('stg_mfds__load_runs') }}
-    where is_usable
-    {%- if is_incremental() %}
-        and load_id not in (select load_id from {{ this }})
-    {%- endif %}
-{%- endset %}
+{%- set usable_loads = "select load_id from " ~ ref('stg_mfds__load_runs') ~ " where is_usable" %}
+{%- set unmeasured = usable_loads
+    ~ (" and load_id not in (select load_id from " ~ this ~ ")" if is_incremental() else "") %}
 
 with
 
@@ -33,12 +29,11 @@ item_quality as (
     select
         load_id,
         count(*) as record_count,
-        count(*) filter (where permit_parse_status = 'unparsed') as permit_parse_failures,
-        count(*) filter (where permit_date is not null and permit_date_parsed is null) as permit_date_failures,
         {%- for field in registration_fields() %}
-        100.0 * count(*) filter (where {{ field }} is null) / nullif(count(*), 0) as {{ field }}_null_pct
-        {{- "," if not loop.last }}
+        100.0 * count(*) filter (where {{ field }} is null) / nullif(count(*), 0) as {{ field }}_null_pct,
         {%- endfor %}
+        count(*) filter (where permit_parse_status = 'unparsed') as permit_parse_failures,
+        count(*) filter (where permit_date is not null and permit_date_parsed is null) as permit_date_failures
 
     from items
     group by load_id

@@ -3,7 +3,17 @@
     by name or BIZRNO, or one of its manufacturers contains a watched manufacturer name. watch_matches says how each term matched (the ingredient
     match stage, or applicant / manufacturer), so a person can judge a transliteration match. -#}
 
+{%- set latest_load = "select load_id from " ~ ref('int_loads_sequenced') ~ " order by load_seq desc limit 1" %}
+
 with
+
+event_records as (
+
+    select record_id from {{ ref('int_registration_events') }}
+    union
+    select previous_record_id from {{ ref('int_registration_events') }}
+
+),
 
 keyed as (
 
@@ -11,21 +21,13 @@ keyed as (
     -- registry now) and those events name; not every record of every load, so the flags follow
     -- a watchlist edit at once without re-matching all of history each day
     select * from {{ ref('int_registrations_keyed') }}
-    where {{ load_id_in_query(
-        "select load_id from " ~ ref('int_loads_sequenced') ~ " order by load_seq desc limit 1"
-    ) }}
+    where {{ load_id_in_query(latest_load) }}
 
     union all
 
     select * from {{ ref('int_registrations_keyed') }}
-    where record_id in (
-        select events.record_id from {{ ref('int_registration_events') }} as events
-        union
-        select events.previous_record_id from {{ ref('int_registration_events') }} as events
-    )
-        and not {{ load_id_in_query(
-            "select load_id from " ~ ref('int_loads_sequenced') ~ " order by load_seq desc limit 1"
-        ) }}
+    where record_id in (select event_records.record_id from event_records)
+        and not {{ load_id_in_query(latest_load) }}
 
 ),
 

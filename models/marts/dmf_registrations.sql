@@ -1,3 +1,5 @@
+{%- set latest_load = "select load_id from " ~ ref('int_loads_accepted') ~ " order by load_seq desc limit 1" %}
+
 with
 
 latest as (
@@ -14,9 +16,7 @@ keyed as (
     -- the latest accepted load's records, named by a literal load id so that DuckDB reads
     -- only that load of int_registrations_keyed, which holds every load
     select * from {{ ref('int_registrations_keyed') }}
-    where {{ load_id_in_query(
-        "select load_id from " ~ ref('int_loads_accepted') ~ " order by load_seq desc limit 1"
-    ) }}
+    where {{ load_id_in_query(latest_load) }}
 
 ),
 

@@ -79,7 +79,7 @@ def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: 
     loaded = load_day(settings, as_of, service_key=service_key)
     echo(f"{as_of}  load    {loaded.summary()}")
 
-    built = build(settings)
+    built = build(settings, new_loads_only=True)
     echo(f"{as_of}  build   {built.summary()}")
     if not built.success and not built.gate_fired:
         raise DmfError(f"dbt build failed for {as_of}, nothing was published: {'; '.join(built.failures[:3])}.")

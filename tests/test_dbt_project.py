@@ -278,3 +278,41 @@ def test_the_morning_build_leaves_unit_tests_out_and_dmf_build_runs_every_one(re
     declared = set(manifest["unit_tests"])
     assert len(declared) >= 10
     assert _unit_test_results(copied) == dict.fromkeys(declared, "pass")
+
+
+def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_build_on_all_history(
+    replayed, real_data_dir, tmp_path
+):
+    """The per-record tables hold every record of every load, so the morning job's data tests read
+    only the loads it builds for the first time: a defect planted in an old load passes it,
+    while any other build (here `build()`, as `dmf build` and CI make it) finds it."""
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    copied = dataclasses.replace(replayed, duckdb_path=warehouse, state_dir=tmp_path / "state")
+    with duckdb.connect(str(warehouse)) as con:
+        ((old_load,),) = con.execute(
+            "select load_id from mfds_raw.load_runs where as_of_date = ? and fetch_status = 'complete'", [DAY_1]
+        ).fetchall()
+        con.execute(
+            "insert into intermediate.int_registration_appearances "
+            "select * from intermediate.int_registration_appearances where load_id = ? limit 1",
+            [old_load],
+        )
+    day_3 = date(2026, 10, 9)
+    tail_b = [r for r in read_jsonl(real_data_dir / "tail_B_2026-10-08.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
+
+    (morning,) = run_days(copied, DaysSource({day_3: tail_b}), [(day_3, None)], SERVICE_KEY)
+
+    assert morning.verdict == "accepted", morning.reason
+    results = _results(copied)
+    unique_test = next(name for name in results if name.startswith("unique_int_registration_appearances_record_id"))
+    assert results[unique_test] == "pass"
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        ((new_load,),) = con.execute("select load_id from mfds_raw.load_runs where as_of_date = ?", [day_3]).fetchall()
+    compiled = next((copied.state_dir / "dbt" / "target" / "compiled").rglob(f"{unique_test}.sql")).read_text()
+    assert f"load_id in ('{new_load}')" in compiled and old_load not in compiled
+
+    everything = build(copied)
+
+    assert not everything.success
+    assert any(failure.startswith("unique_int_registration_appearances_record_id") for failure in everything.failures)

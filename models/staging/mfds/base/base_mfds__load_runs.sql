@@ -11,20 +11,9 @@ load_runs as (
 
 ),
 
-items as (
-
-    select * from {{ ref('base_mfds__items') }}
-
-),
-
 stored_items as (
 
-    select
-        load_id,
-        count(*) as stored_item_count
-
-    from items
-    group by load_id
+    select load_id, stored_item_count from {{ ref('base_mfds__load_item_counts') }}
 
 ),
 

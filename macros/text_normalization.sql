@@ -41,6 +41,22 @@
 {% macro country_list(column) -%}
     {#- Countries as a sorted list joined with ", ": one entry per manufacturing site, so a
         repeat (`스페인,스페인`: two Spanish sites) is kept, and only the order is normalized. -#}
+    {{ return(adapter.dispatch('country_list', 'dmf_watch')(column)) }}
+{%- endmacro %}
+
+
+{% macro duckdb__country_list(column) -%}
+    {#- DuckDB's list functions: a correlated subquery here made DuckDB compute the countries of
+        every record of every load before a reader's filter on its loads applied (3.45 s against
+        0.07 s for one load of stg_mfds__items at day 365; the same values on 394,232 records). -#}
+    nullif(array_to_string(list_sort(list_filter(
+        list_transform(string_split({{ display_text(column) }}, ','), lambda country: trim(country)),
+        lambda country: country <> ''
+    )), ', '), '')
+{%- endmacro %}
+
+
+{% macro default__country_list(column) -%}
     (
         select nullif(string_agg(trim(country), ', ' order by trim(country)), '')
         from unnest(string_split({{ display_text(column) }}, ',')) as countries(country)

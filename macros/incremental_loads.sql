@@ -59,15 +59,26 @@
 {%- endmacro %}
 
 
+{% macro load_id_of_loads_from(watermark, column='load_id') -%}
+    {#- `column` is one of the loads of the sequence from `watermark` on: the new loads and the
+        one before them, which the models comparing each load with the previous one read. -#}
+    {{ return(load_id_in_query(
+        "select load_id from " ~ ref('int_loads_sequenced') ~ " where load_seq >= " ~ watermark, column
+    )) }}
+{%- endmacro %}
+
+
 {% macro load_id_in_query(query, column='load_id') -%}
     {#- `column` is one of the load ids `query` returns, written as a literal list once the
         model runs: stg_mfds__items is a view over every record of every load, and DuckDB
         computes its text normalization for all of history before it joins or semi-joins it
         with a list of loads (4.8 s at day 30), but prunes on a literal list (0.3 s). Only when
         the model runs (`dbt run`, `dbt build`): while dbt parses or compiles (docs, the SQL
-        lint; the tables may not exist yet), and on a full refresh (every load anyway), the
+        lint; the tables may not exist yet), on a full refresh (every load anyway), and in a
+        unit test (its refs name the fixtures, which exist only inside the test's query), the
         query stays a subquery. -#}
-    {%- if execute and flags.WHICH in ['run', 'build'] and not flags.FULL_REFRESH -%}
+    {%- if execute and flags.WHICH in ['run', 'build'] and not flags.FULL_REFRESH
+        and model.resource_type != 'unit_test' -%}
     {%- set ids = run_query(query).columns[0].values() -%}
     {%- if ids | length == 0 -%}
     {{ column }} is null and {{ column }} is not null

@@ -35,8 +35,9 @@ new_loads as (
 
 keyed as (
 
-    select * from {{ ref('int_registrations_keyed') }}
+    select * from {{ ref('int_registration_records') }}
     where load_seq >= {{ watermark }}
+        and {{ load_id_of_loads_from(watermark) }}
         and load_seq >= (select min(load_seq) - 1 from new_loads)
 
 ),

@@ -28,8 +28,9 @@ loads as (
 keyed as (
 
     -- the new loads and the load before the first of them
-    select * from {{ ref('int_registrations_keyed') }}
+    select * from {{ ref('int_registration_records') }}
     where load_seq >= {{ watermark }}
+        and {{ load_id_of_loads_from(watermark) }}
         and load_seq >= (select min(load_seq) - 1 from loads)
 
 ),

@@ -48,8 +48,9 @@ new_records as (
         keyed.{{ field }}
         {% endfor %} -- noqa: LT02
 
-    from {{ ref('int_registrations_keyed') }} as keyed
+    from {{ ref('int_registration_records') }} as keyed
     where keyed.load_seq > {{ resume_after }}
+        and {{ load_id_of_loads_after(resume_after, 'keyed.load_id') }}
         and keyed.load_id in (select accepted.load_id from accepted)
 
 ),

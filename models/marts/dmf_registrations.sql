@@ -14,8 +14,8 @@ latest as (
 keyed as (
 
     -- the latest accepted load's records, named by a literal load id so that DuckDB reads
-    -- only that load of int_registrations_keyed, which holds every load
-    select * from {{ ref('int_registrations_keyed') }}
+    -- only that load of int_registration_records, which holds every load
+    select * from {{ ref('int_registration_records') }}
     where {{ load_id_in_query(latest_load) }}
 
 ),

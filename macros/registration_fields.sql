@@ -47,3 +47,30 @@
         )
     )
 {%- endmacro %}
+
+
+{% macro fallback_key(ingredient_name_key, applicant_bizrno_key, manufacturer_key, permit_date_key) -%}
+    {#- Identity when the number does not match: the four comparison keys joined by |, an
+        unknown part empty. One definition for the records (stg_mfds__items) and the row
+        versions they name (stg_mfds__item_versions), so both carry the same key. -#}
+    concat_ws(
+        '|',
+        coalesce({{ ingredient_name_key }}, ''),
+        coalesce({{ applicant_bizrno_key }}, ''),
+        coalesce({{ manufacturer_key }}, ''),
+        coalesce({{ permit_date_key }}, '')
+    )
+{%- endmacro %}
+
+
+{% macro loose_key(ingredient_name_key, applicant_bizrno_key, permit_date_key) -%}
+    {#- The fallback key without the manufacturer, null unless all three parts are known: an
+        empty part would make the key too loose. -#}
+    {{ ingredient_name_key }} || '|' || {{ applicant_bizrno_key }} || '|' || {{ permit_date_key }}
+{%- endmacro %}
+
+
+{% macro record_id(load_id, item_position) -%}
+    {#- A record is its place in its load: the load and the position the API listed it at. -#}
+    {{ load_id }} || ':' || cast({{ item_position }} as varchar)
+{%- endmacro %}

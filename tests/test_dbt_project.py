@@ -294,8 +294,8 @@ def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_b
             "select load_id from mfds_raw.load_runs where as_of_date = ? and fetch_status = 'complete'", [DAY_1]
         ).fetchall()
         con.execute(
-            "insert into intermediate.int_registration_appearances "
-            "select * from intermediate.int_registration_appearances where load_id = ? limit 1",
+            "insert into intermediate.int_registrations_keyed "
+            "select * from intermediate.int_registrations_keyed where load_id = ? limit 1",
             [old_load],
         )
     day_3 = date(2026, 10, 9)
@@ -305,7 +305,7 @@ def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_b
 
     assert morning.verdict == "accepted", morning.reason
     results = _results(copied)
-    unique_test = next(name for name in results if name.startswith("unique_int_registration_appearances_record_id"))
+    unique_test = next(name for name in results if name.startswith("unique_int_registrations_keyed_record_id"))
     assert results[unique_test] == "pass"
     with duckdb.connect(str(warehouse), read_only=True) as con:
         ((new_load,),) = con.execute("select load_id from mfds_raw.load_runs where as_of_date = ?", [day_3]).fetchall()
@@ -315,4 +315,4 @@ def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_b
     everything = build(copied)
 
     assert not everything.success
-    assert any(failure.startswith("unique_int_registration_appearances_record_id") for failure in everything.failures)
+    assert any(failure.startswith("unique_int_registrations_keyed_record_id") for failure in everything.failures)

@@ -44,6 +44,7 @@ items as (
     from {{ ref('int_registration_appearances') }}
     where load_seq >= {{ watermark }}
         and load_seq >= (select min(load_seq) - 1 from loads)
+        and {{ load_id_of_loads_from(watermark) }}
 
 ),
 

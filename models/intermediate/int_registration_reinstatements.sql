@@ -40,7 +40,7 @@ new_loads as (
 
 appearances as (
 
-    select record_id, permit_no_key, fallback_key, load_seq
+    select record_id, load_id, permit_no_key, fallback_key, load_seq
     from {{ ref('int_registration_appearances') }}
 
 ),
@@ -59,6 +59,7 @@ chain_starts as (
     where load_seq > 1
         and load_seq > {{ watermark }}
         and load_seq in (select load_seq from new_loads)
+        and {{ load_id_of_loads_after(watermark) }}
         and record_id not in (
             select record_id from links
             where load_seq > {{ watermark }}

@@ -14,7 +14,7 @@ source as (
 renamed as (
 
     select
-        load_id || ':' || cast(item_position as varchar) as record_id,
+        {{ record_id('load_id', 'item_position') }} as record_id,
         load_id,
         as_of_date,
         item_position,
@@ -62,13 +62,8 @@ parsed as (
     select
         *,
         {{ parse_permit_no('permit_no_key') }},
-        concat_ws(
-            '|',
-            coalesce(ingredient_name_key, ''),
-            coalesce(applicant_bizrno_key, ''),
-            coalesce(manufacturer_key, ''),
-            coalesce(permit_date_key, '')
-        ) as fallback_key
+        {{ fallback_key('ingredient_name_key', 'applicant_bizrno_key', 'manufacturer_key', 'permit_date_key') }}
+            as fallback_key
 
     from renamed
 

@@ -18,7 +18,9 @@
     {#- The newest load_seq the table holds once forget_loads_out_of_sequence has run (0 when it
         holds none, or on a full refresh): the model computes the loads after it. A load that
         produced no row (no event that day) is computed again on the next run, and produces no
-        row again.
+        row again; a model whose rows are rare lists what it searched instead
+        (int_registration_reinstatements lists every chain start), or every run would compute
+        all the loads after its last row.
 
         Read when the model is compiled (just before its pre-hook runs, after its parents were
         built) and written into the SQL as a number, because DuckDB prunes row groups on a

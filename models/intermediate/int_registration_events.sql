@@ -46,7 +46,8 @@ field_changes as (
 reinstatements as (
 
     select * from {{ ref('int_registration_reinstatements') }}
-    where load_seq > {{ watermark }}
+    where match_stage <> 'new_identity'
+        and load_seq > {{ watermark }}
         and load_seq in (select load_seq from loads)
 
 ),

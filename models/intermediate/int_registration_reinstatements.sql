@@ -9,10 +9,17 @@
     must not exceed var('reinstatement_window_days'); a registration gone longer starts a new
     identity. Only the link is added: the WITHDRAWN event stays published.
 
-    Incremental (macros/incremental_loads.sql): a run looks at the chain starts of the loads
-    after the newest one held, and reads the earlier appearances of only their numbers and
-    fallback keys (int_registration_appearances): the same last appearance a scan of the whole
-    history would find. -#}
+    Every chain start searched is listed, as new_identity when no withdrawn registration comes
+    back with it: the table then holds each load it has searched, and its incremental watermark
+    (macros/incremental_loads.sql) is the newest of them. Holding only the reinstatements, it
+    searched every load again after the last one (reinstatements are rare: at day 365 of the
+    simulated registry, all 365 loads every morning).
+
+    Incremental: a run looks at the chain starts of the loads after the newest one held, and
+    reads the earlier appearances of only their numbers and fallback keys
+    (int_registration_appearances), and the links of only the records those appearances name
+    (each read of int_registration_links filters it, rather than one CTE of every link of history):
+    the same last appearance, and the same verdict on it, as a scan of the whole history. -#}
 
 {{ config(
     materialized='incremental',
@@ -38,31 +45,18 @@ new_loads as (
 
 ),
 
-appearances as (
+chain_starts as (
 
     select record_id, load_id, permit_no_key, fallback_key, load_seq
     from {{ ref('int_registration_appearances') }}
-
-),
-
-links as (
-
-    select record_id, previous_record_id, load_seq
-    from {{ ref('int_registration_links') }}
-    where match_stage <> 'ambiguous'
-
-),
-
-chain_starts as (
-
-    select * from appearances
     where load_seq > 1
         and load_seq > {{ watermark }}
         and load_seq in (select load_seq from new_loads)
         and {{ load_id_of_loads_after(watermark) }}
         and record_id not in (
-            select record_id from links
-            where load_seq > {{ watermark }}
+            select record_id from {{ ref('int_registration_links') }}
+            where match_stage <> 'ambiguous'
+                and load_seq > {{ watermark }}
                 and load_seq in (select load_seq from new_loads)
         )
 
@@ -70,7 +64,8 @@ chain_starts as (
 
 fallback_records as (
 
-    select * from appearances
+    select record_id, load_id, permit_no_key, fallback_key, load_seq
+    from {{ ref('int_registration_appearances') }}
     where fallback_key in (select fallback_key from chain_starts)
 
 ),
@@ -95,7 +90,7 @@ number_appearances as (
         count(*) as records,
         min(record_id) as record_id
 
-    from appearances
+    from {{ ref('int_registration_appearances') }}
     where permit_no_key in (select permit_no_key from number_keys)
     group by permit_no_key, load_seq
 
@@ -113,9 +108,19 @@ number_returns as (
 
 ),
 
+number_gaps as (
+
+    -- every return of these numbers after an absence, inside the window or not, held by one
+    -- record on each side
+    select * from number_returns
+    where load_seq >= last_seen_seq + 2
+        and records = 1
+        and last_seen_records = 1
+
+),
+
 returned_by_number as (
 
-    -- every return by number in the history of these numbers, inside the window or not
     select
         record_id,
         last_seen_record_id as previous_record_id,
@@ -123,14 +128,19 @@ returned_by_number as (
         last_seen_seq,
         'reinstated_permit_no' as match_stage
 
-    from number_returns
-    where load_seq >= last_seen_seq + 2
-        and records = 1
-        and last_seen_records = 1
-        -- it starts a chain: it links to no record of the load before
-        and record_id not in (select record_id from links)
+    from number_gaps
+    -- it starts a chain: it links to no record of the load before
+    where record_id not in (
+            select record_id from {{ ref('int_registration_links') }}
+            where match_stage <> 'ambiguous'
+                and record_id in (select record_id from number_gaps)
+        )
         -- the last record seen ends its chain: no record of a later load links to it
-        and last_seen_record_id not in (select previous_record_id from links)
+        and last_seen_record_id not in (
+            select previous_record_id from {{ ref('int_registration_links') }}
+            where match_stage <> 'ambiguous'
+                and previous_record_id in (select last_seen_record_id from number_gaps)
+        )
 
 ),
 
@@ -168,6 +178,16 @@ fallback_returns as (
 
 ),
 
+fallback_gaps as (
+
+    select * from fallback_returns
+    where load_seq >= last_seen_seq + 2
+        and records = 1
+        and last_seen_records = 1
+        and record_id in (select record_id from chain_starts)
+
+),
+
 reinstated_by_fallback as (
 
     select
@@ -177,12 +197,12 @@ reinstated_by_fallback as (
         last_seen_seq,
         'reinstated_fallback_key' as match_stage
 
-    from fallback_returns
-    where load_seq >= last_seen_seq + 2
-        and records = 1
-        and last_seen_records = 1
-        and record_id in (select record_id from chain_starts)
-        and last_seen_record_id not in (select previous_record_id from links)
+    from fallback_gaps
+    where last_seen_record_id not in (
+            select previous_record_id from {{ ref('int_registration_links') }}
+            where match_stage <> 'ambiguous'
+                and previous_record_id in (select last_seen_record_id from fallback_gaps)
+        )
 
 ),
 
@@ -199,11 +219,9 @@ measured as (
     select
         returns.record_id,
         returns.previous_record_id,
-        returns.load_seq,
         returns.match_stage,
         withdrawal_load.as_of_date as withdrawn_as_of,
-        cast(return_load.as_of_date - withdrawal_load.as_of_date as integer) as absent_days,
-        return_load.load_id
+        cast(return_load.as_of_date - withdrawal_load.as_of_date as integer) as absent_days
 
     from returns
     inner join loads as withdrawal_load
@@ -211,7 +229,30 @@ measured as (
     inner join loads as return_load
         on returns.load_seq = return_load.load_seq
 
+),
+
+reinstated as (
+
+    select * from measured
+    where absent_days <= {{ var('reinstatement_window_days') }}
+
+),
+
+searched as (
+
+    select
+        chain_starts.record_id,
+        reinstated.previous_record_id,
+        chain_starts.load_seq,
+        coalesce(reinstated.match_stage, 'new_identity') as match_stage,
+        reinstated.withdrawn_as_of,
+        reinstated.absent_days,
+        chain_starts.load_id
+
+    from chain_starts
+    left join reinstated
+        on chain_starts.record_id = reinstated.record_id
+
 )
 
-select * from measured
-where absent_days <= {{ var('reinstatement_window_days') }}
+select * from searched

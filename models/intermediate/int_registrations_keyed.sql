@@ -61,7 +61,8 @@ links as (
 
     select record_id, previous_record_id, match_stage
     from {{ ref('int_registration_reinstatements') }}
-    where load_seq > {{ watermark }}
+    where match_stage <> 'new_identity'
+        and load_seq > {{ watermark }}
         and load_seq in (select load_seq from new_loads)
 
 ),

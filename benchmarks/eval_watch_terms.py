@@ -73,10 +73,10 @@ def read_truth() -> dict[str, set[str]]:
 
 def compile_sql(settings, sql: str) -> str:
     """The pipeline's macros turned into plain SQL by dbt itself (nothing re-implemented here)."""
-    done = invoke_dbt(settings, "compile", "--quiet", "--inline", sql)
+    done = invoke_dbt(settings, "compile", "--inline", sql)
     if done.returncode != 0:
-        raise SystemExit(f"dbt compile failed: {(done.stdout + done.stderr).strip().splitlines()[-1:]}")
-    return done.stdout.strip()
+        raise SystemExit(f"dbt compile failed: {done.output.strip().splitlines()[-1:]}")
+    return done.result.results[0].node.compiled_code.strip()
 
 
 def score(truth: dict[str, set[str]], found: dict[str, set[str]]) -> tuple[int, int, int]:

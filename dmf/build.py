@@ -8,8 +8,10 @@ build compare with the rejected load). One more build then brings the marts in l
 that verdict (the rejected load shown as such, the previous
 accepted state still published), so every later step sees a consistent warehouse.
 
-dbt runs in a child process: it keeps its DuckDB handle open for the life of its process, and
-the loader, the AI step and the report open the same file right after.
+dbt runs in this process (dbtRunner), not in a child: a child pays Python's and dbt's start-up
+on every build (about 3.5 s of the morning job's budget, issue 9). dbt-duckdb keeps its DuckDB
+handle open after a command ends, so each invocation closes it: the loader, the AI step and the
+report open the same file right after, some of them read-only.
 
 Every build's outcome is recorded in `mfds_raw.build_runs` (append-only), so that `dmf report`
 can refuse to render marts a failed build left behind and say what to fix.
@@ -20,10 +22,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import subprocess
-import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import duckdb
 
@@ -56,43 +59,96 @@ class BuildOutcome:
         return f"dbt build passed ({parts})"
 
 
-def invoke_dbt(
-    settings: Settings, command: str, *extra: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess:
-    """Runs one dbt command on the project with the warehouse of `settings`."""
+@dataclass(frozen=True)
+class DbtInvocation:
+    """What one dbt command did: its exit status as dbt's CLI gives it, and what it said."""
+
+    returncode: int  # 0 success; 1 a node failed; 2 dbt could not run
+    output: str  # dbt's messages at info level and above, one a line, as its CLI prints them
+    result: Any = None  # dbt's own result (RunExecutionResult, ...); None when dbt could not run
+
+
+def invoke_dbt(settings: Settings, command: str, *extra: str, env: dict[str, str] | None = None) -> DbtInvocation:
+    """Runs one dbt command on the project with the warehouse of `settings`, in this process.
+
+    dbt reads its profile and macros' `env_var` from os.environ, so `env` is set there for the
+    length of the command and put back afterwards. Nothing is printed: dbt's messages come back
+    in `output` and its debug log goes to the state dir's logs/dbt.log as before.
+    """
+    from dbt.cli.main import dbtRunner
+
     settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
-    target = settings.state_dir / "dbt" / "target"
-    env = dict(
-        os.environ,
-        **(env or {}),
-        DMF_DUCKDB_PATH=str(settings.duckdb_path),
-        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
-    )
     args = [
-        sys.executable,
-        "-c",
-        "from dbt.cli.main import cli; cli()",
         *command.split(),
         "--project-dir",
         str(settings.project_dir),
         "--profiles-dir",
         str(settings.project_dir),
         "--target-path",
-        str(target),
+        str(settings.state_dir / "dbt" / "target"),
         "--log-path",
         str(settings.state_dir / "logs"),
+        "--log-level",
+        "none",
+        "--log-level-file",
+        "debug",
         *extra,
     ]
-    return subprocess.run(args, cwd=settings.project_dir, env=env, capture_output=True, text=True)
+    lines: list[str] = []
+
+    def keep(event: Any) -> None:
+        if event.info.level in ("info", "warn", "error") and event.info.msg:
+            lines.append(event.info.msg)
+
+    with _environment(
+        dict(env or {}, DMF_DUCKDB_PATH=str(settings.duckdb_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    ):
+        try:
+            done = dbtRunner(callbacks=[keep]).invoke(args)
+        finally:
+            _close_dbt_warehouse()
+    if done.exception is not None:
+        lines.append(f"{type(done.exception).__name__}: {done.exception}")
+    returncode = 0 if done.success else 2 if done.exception is not None else 1
+    return DbtInvocation(returncode, "\n".join(lines), done.result)
 
 
-def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildOutcome:
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _close_dbt_warehouse() -> None:
+    """Closes the DuckDB database dbt-duckdb keeps open between commands of one process.
+
+    Left open, it holds the file's write lock, and DuckDB refuses any other connection of this
+    process with another configuration (a read-only one) to the same file. dbt-duckdb has no
+    public call for it (close_all_connections drops the environment without closing it).
+    """
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    with DuckDBConnectionManager._LOCK:
+        if DuckDBConnectionManager._ENV is not None:
+            DuckDBConnectionManager._ENV.close()
+            DuckDBConnectionManager._ENV = None
+
+
+def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
     results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
-    output = process.stdout + process.stderr
-    if process.returncode != 0 and is_write_failure_text(output):
+    output = invocation.output
+    if invocation.returncode != 0 and is_write_failure_text(output):
         raise DmfError(write_failure_message(settings, text=output))
     if not results_path.exists():
-        last = (process.stdout + process.stderr).strip().splitlines()[-1:] or ["no output"]
+        last = output.strip().splitlines()[-1:] or ["no output"]
         raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
     results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
     counts: dict[str, int] = {}
@@ -108,7 +164,7 @@ def _outcome(settings: Settings, process: subprocess.CompletedProcess) -> BuildO
             )
             failures.append(f"{name}: {(result.get('message') or status).splitlines()[0]}")
     gate_fired = any(result["status"] == "fail" and f".{GATE_TEST}" in result["unique_id"] for result in results)
-    return BuildOutcome(success=process.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
+    return BuildOutcome(success=invocation.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
 
 
 def check_seed_files(settings: Settings) -> None:
@@ -242,17 +298,16 @@ def record_gate_rejection(settings: Settings) -> int:
     view): the build then fails as a whole, since publishing on top of an unrecorded rejection
     would compare every later load with the rejected one.
     """
-    process = invoke_dbt(settings, "run-operation record_gate_rejections")
-    if process.returncode != 0:
-        output = process.stdout + process.stderr
-        if is_write_failure_text(output):
-            raise DmfError(write_failure_message(settings, text=output))
+    done = invoke_dbt(settings, "run-operation record_gate_rejections")
+    if done.returncode != 0:
+        if is_write_failure_text(done.output):
+            raise DmfError(write_failure_message(settings, text=done.output))
         raise DmfError(
-            f"an integrity gate fired but the rejection could not be recorded ({_operation_message(output)}); "
+            f"an integrity gate fired but the rejection could not be recorded ({_operation_message(done.output)}); "
             f"nothing was published. Fix the dbt project and run `dmf build` again "
             f"(details in {settings.state_dir / 'logs' / 'dbt.log'})."
         )
-    log.info("build: %s", _operation_message(process.stdout) if process.stdout.strip() else "rejection recorded")
+    log.info("build: %s", _operation_message(done.output) if done.output.strip() else "rejection recorded")
     return _rejected_load_count(settings)
 
 

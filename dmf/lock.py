@@ -4,8 +4,8 @@ Why flock: the kernel releases it when the owning process ends, however it ends 
 `kill -9`), so a lock can never outlive its owner and "stale" needs no guessing from pids.
 The file is never deleted (deleting a lock file lets two processes lock two different inodes);
 while held it says who holds it (pid, host, command, start), so a second run that gives up can
-name the running one. File descriptors are opened close-on-exec, so the dbt child process of a
-run never inherits the lock.
+name the running one. File descriptors are opened close-on-exec, so a child process of a run
+(`agy`) never inherits the lock.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def replayed(real_data_dir, tmp_path_factory):
 
 def test_every_model_seed_macro_and_column_is_described(replayed):
     process = invoke_dbt(replayed, "docs generate")
-    assert process.returncode == 0, process.stdout[-2000:]
+    assert process.returncode == 0, process.output[-2000:]
     target = replayed.state_dir / "dbt" / "target"
     manifest = json.loads((target / "manifest.json").read_text())
     catalog = json.loads((target / "catalog.json").read_text())
@@ -188,7 +188,7 @@ def _results(settings) -> dict[str, str]:
 def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, tmp_path):
     process = invoke_dbt(replayed, "test", "--select", "test_name:unique_combination_of_columns")
     passed = _results(replayed)
-    assert process.returncode == 0, process.stdout[-2000:]
+    assert process.returncode == 0, process.output[-2000:]
     assert len(passed) == 9 and set(passed.values()) == {"pass"}  # 8 marts and int_registration_versions
 
     warehouse = tmp_path / "dmf.duckdb"
@@ -247,8 +247,8 @@ def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, tmp_path
     process = invoke_dbt(settings, "run", "--select", "dmf_watchlist_unmatched")
 
     assert process.returncode != 0
-    assert "enforced contract that failed" in process.stdout
-    assert "watch_term" in process.stdout
+    assert "enforced contract that failed" in process.output
+    assert "watch_term" in process.output
 
 
 def _unit_test_results(settings) -> dict[str, str]:

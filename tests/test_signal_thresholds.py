@@ -57,7 +57,7 @@ def test_a_threshold_given_with_vars_changes_the_report_text_and_the_mart(two_da
     assert "97% 미만" in _report_signal_text(settings, DAYS[1], "total_count_drop")
 
     built = invoke_dbt(settings, "build", "--vars", "{total_count_drop_ratio: 0.9, http_retry_max: 4}")
-    assert built.returncode == 0, built.stdout[-2000:]
+    assert built.returncode == 0, built.output[-2000:]
 
     text = _report_signal_text(settings, DAYS[1], "total_count_drop")
     assert "90% 미만" in text and "97%" not in text and "{" not in text

@@ -43,6 +43,19 @@ def replayed(real_data_dir, tmp_path_factory):
     return settings
 
 
+def _project_copy(replayed, tmp_path) -> Path:
+    """The dbt project without its tests, checkout and state: a test may edit it."""
+    project = tmp_path / "project"
+    shutil.copytree(
+        replayed.project_dir,
+        project,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info"
+        ),
+    )
+    return project
+
+
 def test_every_model_seed_macro_and_column_is_described(replayed):
     process = invoke_dbt(replayed, "docs generate")
     assert process.returncode == 0, process.output[-2000:]
@@ -108,23 +121,7 @@ def test_lineage_runs_from_source_to_report_exposure(replayed):
     ],
 )
 def test_a_malformed_seed_edit_fails_the_build_with_a_named_test(replayed, tmp_path, seed, edit, failing_test):
-    project = tmp_path / "project"
-    shutil.copytree(
-        replayed.project_dir,
-        project,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            "target",
-            "logs",
-            "data",
-            "state",
-            "reports",
-            "tests",
-            "__pycache__",
-            "*.egg-info",
-        ),
-    )
+    project = _project_copy(replayed, tmp_path)
     shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
     seed_path = project / "seeds" / seed
     seed_path.write_text(edit(seed_path.read_text(encoding="utf-8")), encoding="utf-8")
@@ -218,23 +215,7 @@ def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, 
 
 
 def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, tmp_path):
-    project = tmp_path / "project"
-    shutil.copytree(
-        replayed.project_dir,
-        project,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            "target",
-            "logs",
-            "data",
-            "state",
-            "reports",
-            "tests",
-            "__pycache__",
-            "*.egg-info",
-        ),
-    )
+    project = _project_copy(replayed, tmp_path)
     marts_yml = project / "models" / "marts" / "_marts__models.yml"
     text = marts_yml.read_text(encoding="utf-8")
     typed = "  - name: watch_term\n    data_type: varchar\n"
@@ -316,3 +297,40 @@ def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_b
 
     assert not everything.success
     assert any(failure.startswith("unique_int_registrations_keyed_record_id") for failure in everything.failures)
+
+
+def _seed_results(settings) -> set[str]:
+    results = json.loads((settings.state_dir / "dbt" / "target" / "run_results.json").read_text())
+    return {r["unique_id"].split(".")[2] for r in results["results"] if r["unique_id"].startswith("seed.")}
+
+
+def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_or_the_last_build_failed(
+    replayed, tmp_path
+):
+    """Seeds the latest successful build loaded are kept as they are; an edited seed file, or a
+    seed a failed build may have loaded and its tests refused, is loaded (and tested) again."""
+    project = _project_copy(replayed, tmp_path)
+    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
+    watchlist = project / "seeds" / "watchlist.csv"
+    listed = watchlist.read_text(encoding="utf-8")
+    rules = project / "seeds" / "severity_rules.csv"
+    ruled = rules.read_text(encoding="utf-8")
+
+    assert build(settings).success
+    assert build(settings, new_loads_only=True).success
+    assert _seed_results(settings) == set()
+
+    watchlist.write_text(listed + "ingredient,세파클러,Added by an analyst\n", encoding="utf-8")
+    assert build(settings, new_loads_only=True).success
+    assert "watchlist" in _seed_results(settings)
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute("select count(*) from seeds.watchlist where term = '세파클러'").fetchall() == [(1,)]
+
+    rules.write_text(ruled.replace(",HIGH,", ",URGENT,", 1), encoding="utf-8")
+    assert not build(settings, check_seeds=False, new_loads_only=True).success
+    rules.write_text(ruled, encoding="utf-8")  # the files are those of the last good build again
+    assert build(settings, new_loads_only=True).success
+    assert "severity_rules" in _seed_results(settings)

@@ -334,3 +334,29 @@ def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_o
     rules.write_text(ruled, encoding="utf-8")  # the files are those of the last good build again
     assert build(settings, new_loads_only=True).success
     assert "severity_rules" in _seed_results(settings)
+
+
+def test_a_null_in_a_published_key_column_fails_the_mart_and_leaves_the_published_table(replayed, tmp_path):
+    """The marts' not-null columns are contract constraints, which DuckDB enforces while the new
+    table is filled: a null never reaches a published table (a not_null test would have run on
+    the table already replaced)."""
+    project = _project_copy(replayed, tmp_path)
+    model = project / "models" / "marts" / "dmf_loads.sql"
+    sql = model.read_text(encoding="utf-8")
+    model.write_text(
+        f"select * replace (cast(null as varchar) as verdict) from (\n{sql}\n) as built\n", encoding="utf-8"
+    )
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
+    published = "select load_id, verdict from marts.dmf_loads order by load_id"
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        before = con.execute(published).fetchall()
+
+    process = invoke_dbt(settings, "run", "--select", "dmf_loads")
+
+    assert process.returncode != 0
+    assert "NOT NULL constraint failed" in process.output and "verdict" in process.output
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute(published).fetchall() == before
+    assert before and all(verdict for _, verdict in before)

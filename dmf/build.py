@@ -144,28 +144,32 @@ def _close_dbt_warehouse() -> None:
 
 
 def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
-    results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
+    """The build's outcome from dbt's own result object (the morning build writes no
+    run_results.json of dbt's, see _build)."""
     output = invocation.output
     if invocation.returncode != 0 and is_write_failure_text(output):
         raise DmfError(write_failure_message(settings, text=output))
-    if not results_path.exists():
+    if not hasattr(invocation.result, "results"):
         last = output.strip().splitlines()[-1:] or ["no output"]
         raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
-    results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
     counts: dict[str, int] = {}
     failures: list[str] = []
-    for result in results:
-        status = result["status"]
+    gate_fired = False
+    for result in invocation.result.results:
+        status = str(getattr(result.status, "value", result.status))
+        unique_id = result.node.unique_id
         counts[status] = counts.get(status, 0) + 1
         if status in {"error", "fail"}:
-            name = (
-                result["unique_id"].split(".")[-1]
-                if result["unique_id"].count(".") < 3
-                else result["unique_id"].split(".")[2]
-            )
-            failures.append(f"{name}: {(result.get('message') or status).splitlines()[0]}")
-    gate_fired = any(result["status"] == "fail" and f".{GATE_TEST}" in result["unique_id"] for result in results)
+            name = unique_id.split(".")[-1] if unique_id.count(".") < 3 else unique_id.split(".")[2]
+            failures.append(f"{name}: {(result.message or status).splitlines()[0]}")
+        gate_fired = gate_fired or (status == "fail" and f".{GATE_TEST}" in unique_id)
     return BuildOutcome(success=invocation.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
+
+
+def _write_run_results(settings: Settings, invocation: DbtInvocation) -> None:
+    """Writes run_results.json as dbt would have, for a build run with --no-write-json."""
+    if hasattr(invocation.result, "write"):
+        invocation.result.write(str(settings.state_dir / "dbt" / "target" / "run_results.json"))
 
 
 def check_seed_files(settings: Settings) -> None:
@@ -215,7 +219,9 @@ def build(
     try:
         tested_loads = loads_since_last_good_build(settings) if new_loads_only and not full_refresh else None
         keep_seeds = tested_loads is not None and _seeds_loaded_and_passed(settings, seeds)
-        outcome, consistent = _build(settings, full_refresh, unit_tests, tested_loads, keep_seeds)
+        outcome, consistent = _build(
+            settings, full_refresh, unit_tests, tested_loads, keep_seeds, manifest_json=not new_loads_only
+        )
     except DmfError as error:
         record_build(
             settings, started, consistent=False, gate_fired=False, failures=[str(error)], full_refresh=full_refresh
@@ -300,19 +306,34 @@ def _build(
     unit_tests: bool,
     tested_loads: list[str] | None = None,
     keep_seeds: bool = False,
+    manifest_json: bool = True,
 ) -> tuple[BuildOutcome, bool]:
-    """The outcome, and whether the marts are consistent (passed, or a gate's rejection shown)."""
+    """The outcome, and whether the marts are consistent (passed, or a gate's rejection shown).
+
+    Without `manifest_json` dbt writes no JSON artifact (--no-write-json): serializing the
+    manifest of every node and macro, twice a build, was more than a second of the morning
+    build. run_results.json is written from dbt's result all the same; manifest.json stays as
+    the last build that wrote it left it.
+    """
     extra = (
         *(("--full-refresh",) if full_refresh else ()),
         *(() if unit_tests else ("--exclude-resource-type", "unit_test")),
         # excluding a seed excludes the tests on it too
         *(("--exclude", "resource_type:seed") if keep_seeds else ()),
+        *(() if manifest_json else ("--no-write-json",)),
     )
     # An environment variable, not --vars: dbt parses the whole project again when its vars change.
     scope = {} if tested_loads is None else {TESTED_LOADS_ENV: json.dumps(tested_loads)}
     results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
-    results_path.unlink(missing_ok=True)
-    outcome = _outcome(settings, invoke_dbt(settings, "build", *extra, env=scope))
+
+    def build_once() -> BuildOutcome:
+        results_path.unlink(missing_ok=True)  # a build dbt could not run leaves no stale results
+        invocation = invoke_dbt(settings, "build", *extra, env=scope)
+        if not manifest_json:
+            _write_run_results(settings, invocation)
+        return _outcome(settings, invocation)
+
+    outcome = build_once()
     if not outcome.gate_fired:
         return outcome, outcome.success
     # Record the earliest fired load, then build again: a later new load (several are new
@@ -322,8 +343,7 @@ def _build(
     first = outcome
     recorded = record_gate_rejection(settings)
     while True:
-        results_path.unlink(missing_ok=True)
-        after = _outcome(settings, invoke_dbt(settings, "build", *extra, env=scope))
+        after = build_once()
         if not after.gate_fired:
             break
         now = record_gate_rejection(settings)

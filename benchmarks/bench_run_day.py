@@ -7,8 +7,11 @@ serves the next day of the same simulated registry from the MFDS simulator on lo
 runs the real `run_day` (load over HTTP, the morning build, the AI step without agy, the
 reports, delivery as configured: none) for the next few days, one after another on that copy:
 the first day also pays anything a newer checkout builds once (a new incremental model), the
-next ones are the steady state. Prints the wall time of each step and of each run, and the load
-average (every figure scales with it on a shared machine). No asserts: figures.
+next ones are the steady state. Each day runs in a new Python process, as cron starts `dmf run`:
+its time includes importing dbt and loading the manifest (the simulator's dates lie in the
+future, which the CLI refuses for a live load, so the child calls `run_day` itself). Prints the
+wall time of each step and of each run, and the load average (every figure scales with it on a
+shared machine). No asserts: figures.
 
 Run:  python benchmarks/bench_history.py --days 365 --keep DIR
       python benchmarks/bench_run_day.py DIR [--size 9200] [--days 3]
@@ -18,23 +21,49 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
+from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import duckdb
 
-from dmf.run import run_day
-from settings.config import load_settings
 from simulator.registry import DEFAULT_SEED, SyntheticRegistry
 from simulator.server import SimulatorServer
 
 KEY = "bench-key"
+MORNING = "--one-morning"  # argv of the child process that runs a day
+
+
+def one_morning(root: Path, base_url: str, as_of: date) -> None:
+    """One morning, in the child process: prints when each step ended (epoch seconds, so that the
+    parent can tell the interpreter's start-up from the steps) as one JSON line."""
+    from dmf.run import run_day
+    from settings.config import load_settings
+
+    imported = time.time()
+    settings = load_settings({}).with_paths(
+        duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
+    )
+    # AI off: a configured agy path that is not a file means no agy (no PATH search)
+    settings = dataclasses.replace(settings, api_base_url=base_url, agy_binary=str(root / "no-agy"))
+    steps: list[tuple[str, float]] = []
+
+    def echo(line: str) -> None:
+        words = line.split()
+        steps.append((words[1] if len(words) > 1 else line, time.time()))
+
+    outcome = run_day(settings, as_of, service_key=KEY, echo=echo)
+    print(
+        json.dumps({"imported": imported, "steps": steps, "exit_code": outcome.exit_code, "verdict": outcome.verdict})
+    )
 
 
 def main() -> None:
@@ -53,30 +82,29 @@ def main() -> None:
         root = Path(tmp)
         shutil.copy(args.kept / "dmf.duckdb", root / "dmf.duckdb")
         shutil.copytree(args.kept / "state", root / "state")
-        settings = load_settings({}).with_paths(
-            duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
-        )
-        # AI off: a configured agy path that is not a file means no agy (no PATH search)
-        settings = dataclasses.replace(settings, api_base_url=sim.base_url, agy_binary=str(root / "no-agy"))
         for day in range(first, first + args.days):
             sim.set_day(day)
             load_before = os.getloadavg()[0]
-            steps: list[tuple[str, float]] = []
-            started = time.perf_counter()
-
-            def echo(line: str, steps=steps, started=started) -> None:
-                words = line.split()
-                steps.append((words[1] if len(words) > 1 else line, time.perf_counter() - started))
-
-            outcome = run_day(settings, registry.date_of(day), service_key=KEY, echo=echo)
-            total = time.perf_counter() - started
+            started = time.time()
+            child = subprocess.run(
+                [sys.executable, __file__, MORNING, str(root), sim.base_url, registry.date_of(day).isoformat()],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            total = time.time() - started
+            if child.returncode not in (0, 1):
+                sys.exit(f"day {day}: the run failed (exit {child.returncode}): {child.stderr[-2000:]}")
+            report = json.loads(child.stdout.splitlines()[-1])
             totals.append(total)
-            marks, previous = [], 0.0
-            for name, at in steps:
+            # start-up: the interpreter and its imports (dbt's among them); exit: what follows the report
+            marks, previous = [f"start-up {report['imported'] - started:.1f}"], report["imported"]
+            for name, at in report["steps"]:
                 marks.append(f"{name} {at - previous:.1f}")
                 previous = at
+            marks.append(f"exit {started + total - previous:.1f}")
             print(
-                f"day {day}: dmf run {total:.1f} s, exit {outcome.exit_code} ({outcome.verdict}); "
+                f"day {day}: dmf run {total:.1f} s, exit {report['exit_code']} ({report['verdict']}); "
                 f"steps (s): {', '.join(marks)}; load average {load_before:.1f}",
                 flush=True,
             )
@@ -88,4 +116,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == [MORNING]:
+        from dmf.cli import end_process
+
+        one_morning(Path(sys.argv[2]), sys.argv[3], date.fromisoformat(sys.argv[4]))
+        end_process(0)  # as `dmf` ends
+    else:
+        main()

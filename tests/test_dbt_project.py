@@ -214,6 +214,29 @@ def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, 
     } == set(DUPLICATED_MARTS)
 
 
+def test_a_key_test_fails_on_a_null_key_and_on_a_key_held_twice(replayed, tmp_path):
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    settings = dataclasses.replace(replayed, duckdb_path=warehouse, state_dir=tmp_path / "state")
+    selected = ("--select", "int_loads_sequenced,test_name:primary_key")
+    assert invoke_dbt(settings, "test", *selected).returncode == 0
+    assert set(_results(settings).values()) == {"pass"} and len(_results(settings)) == 2  # load_id, load_seq
+
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute(
+            "insert into intermediate.int_loads_sequenced "
+            "select * replace (null as load_id) from intermediate.int_loads_sequenced limit 1"
+        )
+    process = invoke_dbt(settings, "test", *selected)
+
+    assert process.returncode != 0
+    # the null load_id, and the load_seq the copied row now shares
+    assert sorted(_results(settings).values()) == ["fail", "fail"]
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute("delete from intermediate.int_loads_sequenced where load_id is null")
+    assert invoke_dbt(settings, "test", *selected).returncode == 0
+
+
 def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, tmp_path):
     project = _project_copy(replayed, tmp_path)
     marts_yml = project / "models" / "marts" / "_marts__models.yml"
@@ -286,17 +309,17 @@ def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_b
 
     assert morning.verdict == "accepted", morning.reason
     results = _results(copied)
-    unique_test = next(name for name in results if name.startswith("unique_int_registrations_keyed_record_id"))
-    assert results[unique_test] == "pass"
+    key_test = next(name for name in results if name.startswith("primary_key_int_registrations_keyed_record_id"))
+    assert results[key_test] == "pass"
     with duckdb.connect(str(warehouse), read_only=True) as con:
         ((new_load,),) = con.execute("select load_id from mfds_raw.load_runs where as_of_date = ?", [day_3]).fetchall()
-    compiled = next((copied.state_dir / "dbt" / "target" / "compiled").rglob(f"{unique_test}.sql")).read_text()
+    compiled = next((copied.state_dir / "dbt" / "target" / "compiled").rglob(f"{key_test}.sql")).read_text()
     assert f"load_id in ('{new_load}')" in compiled and old_load not in compiled
 
     everything = build(copied)
 
     assert not everything.success
-    assert any(failure.startswith("unique_int_registrations_keyed_record_id") for failure in everything.failures)
+    assert any(failure.startswith("primary_key_int_registrations_keyed_record_id") for failure in everything.failures)
 
 
 def _seed_results(settings) -> set[str]:

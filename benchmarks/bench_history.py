@@ -102,13 +102,21 @@ def row_counts(duckdb_module: Any, path: Path) -> dict[str, int]:
         }
 
 
-def rows_processed(target: Path, before: dict[str, int], after: dict[str, int]) -> int:
+def manifest_nodes(target: Path, build_module: Any, settings: Any) -> dict[str, Any]:
+    """The manifest's nodes. The morning build writes no manifest.json (--no-write-json), so
+    an untimed `dbt parse` writes it when no build has."""
+    path = target / "manifest.json"
+    if not path.exists() and hasattr(build_module, "invoke_dbt"):
+        build_module.invoke_dbt(settings, "parse")
+    return json.loads(path.read_text(encoding="utf-8"))["nodes"] if path.exists() else {}
+
+
+def rows_processed(target: Path, nodes: dict[str, Any], before: dict[str, int], after: dict[str, int]) -> int:
     """Rows the build wrote: all rows of each table model it rebuilt, the rows an incremental
     model gained (an update in place is not counted), and the rows of the seeds it loaded."""
-    results_path, manifest_path = target / "run_results.json", target / "manifest.json"
-    if not results_path.exists() or not manifest_path.exists():
+    results_path = target / "run_results.json"
+    if not results_path.exists():
         return 0
-    nodes = json.loads(manifest_path.read_text(encoding="utf-8"))["nodes"]
     total = 0
     for result in json.loads(results_path.read_text(encoding="utf-8"))["results"]:
         node = nodes.get(result["unique_id"])
@@ -161,6 +169,7 @@ def main() -> None:
         )
         settings = dataclasses.replace(settings, api_base_url=sim.base_url, project_dir=project)
         target = settings.state_dir / "dbt" / "target"
+        nodes: dict[str, Any] = {}
         for day in range(1, args.days + 1):
             sim.set_day(day)
             started = time.monotonic()
@@ -179,7 +188,8 @@ def main() -> None:
                 built = build(settings)
                 seconds = time.monotonic() - started
                 build_times[day] = seconds
-                rows = rows_processed(target, before, row_counts(duckdb, settings.duckdb_path))
+                nodes = nodes or manifest_nodes(target, build_module, settings)
+                rows = rows_processed(target, nodes, before, row_counts(duckdb, settings.duckdb_path))
                 if not built.success:
                     print(f"day {day}: {built.summary()}")
             size = settings.duckdb_path.stat().st_size / MIB

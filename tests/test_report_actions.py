@@ -367,10 +367,13 @@ def queried_marts(monkeypatch, module, render, settings, day) -> set[str]:
 
 
 def exposure_models(built, name: str) -> set[str]:
-    import json
+    """The models the exposure depends on, from the project as dbt parses it (the morning build
+    writes no manifest.json)."""
+    from dmf.build import invoke_dbt
 
-    manifest = json.loads((built.state_dir / "dbt" / "target" / "manifest.json").read_text(encoding="utf-8"))
-    nodes = manifest["exposures"][f"exposure.dmf_watch.{name}"]["depends_on"]["nodes"]
+    parsed = invoke_dbt(built, "parse")
+    assert parsed.returncode == 0, parsed.output[-2000:]
+    nodes = parsed.result.exposures[f"exposure.dmf_watch.{name}"].depends_on.nodes
     return {node.split(".")[-1] for node in nodes}
 
 

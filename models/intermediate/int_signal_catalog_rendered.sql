@@ -1,6 +1,10 @@
 {#- The signal catalog with its texts rendered from the threshold vars (macro
     render_thresholds): the only model that reads the seed, so every text a report or a prompt
-    shows states the thresholds the gates used in this build. -#}
+    shows states the thresholds the gates used in this build. A view: the vars are written into
+    its SQL by every build, and the table's materialization cost more than every read of its
+    few rows. -#}
+
+{{ config(materialized='view') }}
 
 with
 

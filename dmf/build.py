@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib import metadata
 from typing import Any
 
 import duckdb
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 GATE_TEST = "assert_no_integrity_gate_fired"
 TESTED_LOADS_ENV = "DMF_TESTED_LOADS"  # read by macros/data_test_scope.sql
 BUILD_RUNS_TABLE = "build_runs"
+# Models that read only seeds and no var: the same seed files, macros and SQL give the same
+# table, so the morning build leaves them out with the seeds (a test holds this list to dbt's graph).
+SEED_ONLY_MODELS = ("int_watchlist_terms",)
 
 
 @dataclass(frozen=True)
@@ -203,7 +207,8 @@ def build(
     other build tests all of history; so does this one when no build has succeeded yet. It
     also leaves the seeds and their tests out when the seed files are byte for byte those the
     latest build loaded and it succeeded: the tables hold exactly what those tests passed, and
-    the seven seeds with their 35 tests are a fifth of dbt's nodes.
+    the seven seeds with their 35 tests are a fifth of dbt's nodes. The models that read only
+    seeds (SEED_ONLY_MODELS) are left out with them: their tables would come out the same.
 
     The outcome is recorded in the warehouse whatever it is, a dbt that could not run included.
 
@@ -240,11 +245,22 @@ def build(
 
 
 def seeds_digest(settings: Settings) -> str:
-    """A hash of what dbt loads the seeds from: every file under seeds/ and dbt_project.yml
-    (which holds the seeds' column types)."""
+    """A hash of what the seeds and SEED_ONLY_MODELS are built from: every file under seeds/ and
+    macros/, dbt_project.yml (the seeds' column types), each such model's SQL and the property
+    files beside it (its tests), and the versions of dbt and DuckDB that render and run them."""
     project = settings.project_dir
+    models = [path for name in SEED_ONLY_MODELS for path in (project / "models").rglob(f"{name}.sql")]
+    files = {
+        *(project / "seeds").rglob("*"),
+        *(project / "macros").rglob("*"),
+        project / "dbt_project.yml",
+        *models,
+        *(path for model in models for path in model.parent.glob("*.yml")),
+    }
     digest = hashlib.sha256()
-    for path in sorted([*(project / "seeds").rglob("*"), project / "dbt_project.yml"]):
+    for package in ("dbt-core", "dbt-duckdb", "duckdb"):
+        digest.update(f"{package}=={metadata.version(package)}\0".encode())
+    for path in sorted(files):
         if path.is_file():
             digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -318,8 +334,8 @@ def _build(
     extra = (
         *(("--full-refresh",) if full_refresh else ()),
         *(() if unit_tests else ("--exclude-resource-type", "unit_test")),
-        # excluding a seed excludes the tests on it too
-        *(("--exclude", "resource_type:seed") if keep_seeds else ()),
+        # excluding a node excludes the tests on it too
+        *(("--exclude", "resource_type:seed", *SEED_ONLY_MODELS) if keep_seeds else ()),
         *(() if manifest_json else ("--no-write-json",)),
     )
     # An environment variable, not --vars: dbt parses the whole project again when its vars change.
@@ -409,7 +425,7 @@ def record_build(
     seeds: str | None = None,
 ) -> None:
     """Appends the build's outcome to mfds_raw.build_runs (success: the marts may be read;
-    seeds_digest: the seed files it loaded or kept, see seeds_digest)."""
+    seeds_digest: what the seeds and the seed-only models it built or kept came from, see seeds_digest)."""
     if not settings.duckdb_path.is_file():
         return  # dbt never got as far as creating the warehouse: nothing to record it in
     try:

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import SERVICE_KEY, read_jsonl
-from dmf.build import build, invoke_dbt
+from dmf.build import SEED_ONLY_MODELS, build, invoke_dbt
 from scenarios import DaysSource, run_days
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
@@ -323,15 +324,20 @@ def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_b
 
 
 def _seed_results(settings) -> set[str]:
+    """The seeds and the seed-only models the last build ran."""
     results = json.loads((settings.state_dir / "dbt" / "target" / "run_results.json").read_text())
-    return {r["unique_id"].split(".")[2] for r in results["results"] if r["unique_id"].startswith("seed.")}
+    ran = {r["unique_id"] for r in results["results"]}
+    return {uid.split(".")[2] for uid in ran if uid.startswith("seed.")} | {
+        name for name in SEED_ONLY_MODELS if f"model.dmf_watch.{name}" in ran
+    }
 
 
 def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_or_the_last_build_failed(
     replayed, tmp_path
 ):
-    """Seeds the latest successful build loaded are kept as they are; an edited seed file, or a
-    seed a failed build may have loaded and its tests refused, is loaded (and tested) again."""
+    """Seeds the latest successful build loaded, and the models that read only them, are kept as
+    they are; an edited seed file or macro, or a seed a failed build may have loaded and its
+    tests refused, is loaded (and tested) again with those models."""
     project = _project_copy(replayed, tmp_path)
     shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
     warehouse = tmp_path / "dmf.duckdb"
@@ -348,15 +354,56 @@ def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_o
 
     watchlist.write_text(listed + "ingredient,세파클러,Added by an analyst\n", encoding="utf-8")
     assert build(settings, new_loads_only=True).success
-    assert "watchlist" in _seed_results(settings)
+    assert {"watchlist", "int_watchlist_terms"} <= _seed_results(settings)
     with duckdb.connect(str(warehouse), read_only=True) as con:
         assert con.execute("select count(*) from seeds.watchlist where term = '세파클러'").fetchall() == [(1,)]
+        assert con.execute(
+            "select count(*) from intermediate.int_watchlist_terms where watch_term = '세파클러'"
+        ).fetchall() == [(1,)]
+
+    assert build(settings, new_loads_only=True).success
+    assert _seed_results(settings) == set()
+    macro = project / "macros" / "text_normalization.sql"
+    macro.write_text(macro.read_text(encoding="utf-8") + "\n{# an edit #}\n", encoding="utf-8")
+    assert build(settings, new_loads_only=True).success
+    assert "int_watchlist_terms" in _seed_results(settings)
 
     rules.write_text(ruled.replace(",HIGH,", ",URGENT,", 1), encoding="utf-8")
     assert not build(settings, check_seeds=False, new_loads_only=True).success
     rules.write_text(ruled, encoding="utf-8")  # the files are those of the last good build again
     assert build(settings, new_loads_only=True).success
     assert "severity_rules" in _seed_results(settings)
+
+
+def test_the_seed_only_models_are_the_models_that_read_only_seeds_and_no_var(replayed):
+    """The morning build may keep SEED_ONLY_MODELS as they are only because the seeds' digest
+    covers all they are built from: seeds, macros, their own files. A model that reads only
+    seeds but renders a var (int_signal_catalog_rendered) is built every time: `dbt build --vars`
+    changes it without changing a file."""
+    parsed = invoke_dbt(replayed, "parse")
+    assert parsed.returncode == 0, parsed.output[-2000:]
+    models = {node.name: node for node in parsed.result.nodes.values() if node.resource_type == "model"}
+    reads_only_seeds = {
+        name
+        for name, node in models.items()
+        if node.depends_on.nodes and all(parent.startswith("seed.") for parent in node.depends_on.nodes)
+    }
+    macros = parsed.result.macros
+
+    def macro_sql(unique_ids: list[str]) -> Iterator[str]:
+        for unique_id in unique_ids:
+            if unique_id in macros:
+                yield macros[unique_id].macro_sql
+                yield from macro_sql(macros[unique_id].depends_on.macros)
+
+    reads_a_var = {
+        name
+        for name in reads_only_seeds
+        if any("var(" in sql for sql in (models[name].raw_code, *macro_sql(models[name].depends_on.macros)))
+    }
+
+    assert set(SEED_ONLY_MODELS) == reads_only_seeds - reads_a_var
+    assert reads_a_var == {"int_signal_catalog_rendered"}
 
 
 def test_a_null_in_a_published_key_column_fails_the_mart_and_leaves_the_published_table(replayed, tmp_path):

@@ -450,36 +450,24 @@ def record_build(
     if not settings.duckdb_path.is_file():
         return  # dbt never got as far as creating the warehouse: nothing to record it in
     try:
-        _append_build(settings, started, consistent, gate_fired, failures, full_refresh, seeds)
+        with duckdb.connect(str(settings.duckdb_path)) as con:
+            con.execute(f"create schema if not exists {DATASET_NAME}")
+            con.execute(
+                f"create table if not exists {DATASET_NAME}.{BUILD_RUNS_TABLE} ("
+                "started_at timestamp with time zone, finished_at timestamp with time zone, "
+                "success boolean, gate_fired boolean, full_refresh boolean, failures varchar)"
+            )
+            # a warehouse from before the seeds were left out of the morning build gains the column
+            con.execute(f"alter table {DATASET_NAME}.{BUILD_RUNS_TABLE} add column if not exists seeds_digest varchar")
+            con.execute(
+                f"insert into {DATASET_NAME}.{BUILD_RUNS_TABLE} "
+                "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest) "
+                "values (?, ?, ?, ?, ?, ?, ?)",
+                [started, datetime.now(UTC), consistent, gate_fired, full_refresh, "; ".join(failures) or None, seeds],
+            )
     except (duckdb.Error, OSError):
         # e.g. a full disk: the build's own failure (already a one-line error) must not be hidden
         log.warning("could not record the build outcome in %s", settings.duckdb_path, exc_info=True)
-
-
-def _append_build(
-    settings: Settings,
-    started: datetime,
-    consistent: bool,
-    gate_fired: bool,
-    failures: list[str],
-    full_refresh: bool,
-    seeds: str | None,
-) -> None:
-    with duckdb.connect(str(settings.duckdb_path)) as con:
-        con.execute(f"create schema if not exists {DATASET_NAME}")
-        con.execute(
-            f"create table if not exists {DATASET_NAME}.{BUILD_RUNS_TABLE} ("
-            "started_at timestamp with time zone, finished_at timestamp with time zone, "
-            "success boolean, gate_fired boolean, full_refresh boolean, failures varchar)"
-        )
-        # a warehouse from before the seeds were left out of the morning build gains the column
-        con.execute(f"alter table {DATASET_NAME}.{BUILD_RUNS_TABLE} add column if not exists seeds_digest varchar")
-        con.execute(
-            f"insert into {DATASET_NAME}.{BUILD_RUNS_TABLE} "
-            "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest) "
-            "values (?, ?, ?, ?, ?, ?, ?)",
-            [started, datetime.now(UTC), consistent, gate_fired, full_refresh, "; ".join(failures) or None, seeds],
-        )
 
 
 def unpublishable_reason(settings: Settings) -> str | None:

@@ -241,7 +241,7 @@ def build(
         check_seed_files(settings)
     _migrate_raw_items(settings)
     started = datetime.now(UTC)
-    seeds = seeds_digest(settings)
+    seeds = seed_layer_digest(settings)
     try:
         tested_loads = loads_since_last_good_build(settings) if new_loads_only and not full_refresh else None
         keep_seeds = tested_loads is not None and _seeds_loaded_and_passed(settings, seeds)
@@ -265,10 +265,11 @@ def build(
     return outcome
 
 
-def seeds_digest(settings: Settings) -> str:
-    """A hash of what the seeds and SEED_ONLY_MODELS are built from: every file under seeds/ and
-    macros/, dbt_project.yml (the seeds' column types), each such model's SQL and the property
-    files beside it (its tests), and the versions of dbt and DuckDB that render and run them."""
+def seed_layer_digest(settings: Settings) -> str:
+    """A hash of what the seed layer (the seeds and SEED_ONLY_MODELS) is built from: every file
+    under seeds/ and macros/, dbt_project.yml (the seeds' column types), each such model's SQL and
+    the property files beside it (its tests), and the versions of dbt and DuckDB that render and
+    run them."""
     project = settings.project_dir
     models = [path for name in SEED_ONLY_MODELS for path in (project / "models").rglob(f"{name}.sql")]
     files = {
@@ -446,7 +447,8 @@ def record_build(
     seeds: str | None = None,
 ) -> None:
     """Appends the build's outcome to mfds_raw.build_runs (success: the marts may be read;
-    seeds_digest: what the seeds and the seed-only models it built or kept came from, see seeds_digest)."""
+    seeds_digest: seed_layer_digest of what its seeds and seed-only models came from, a column
+    named before those models were kept with the seeds)."""
     if not settings.duckdb_path.is_file():
         return  # dbt never got as far as creating the warehouse: nothing to record it in
     try:

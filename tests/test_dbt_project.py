@@ -324,7 +324,7 @@ def test_the_morning_build_tests_the_per_record_tables_on_its_new_load_and_dmf_b
     assert any(failure.startswith("primary_key_int_registrations_keyed_record_id") for failure in everything.failures)
 
 
-def _seed_results(settings) -> set[str]:
+def _seed_layer_results(settings) -> set[str]:
     """The seeds and the seed-only models the last build ran."""
     results = json.loads((settings.state_dir / "dbt" / "target" / "run_results.json").read_text())
     ran = {r["unique_id"] for r in results["results"]}
@@ -351,11 +351,11 @@ def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_o
 
     assert build(settings).success
     assert build(settings, new_loads_only=True).success
-    assert _seed_results(settings) == set()
+    assert _seed_layer_results(settings) == set()
 
     watchlist.write_text(listed + "ingredient,세파클러,Added by an analyst\n", encoding="utf-8")
     assert build(settings, new_loads_only=True).success
-    assert {"watchlist", "int_watchlist_terms"} <= _seed_results(settings)
+    assert {"watchlist", "int_watchlist_terms"} <= _seed_layer_results(settings)
     with duckdb.connect(str(warehouse), read_only=True) as con:
         assert con.execute("select count(*) from seeds.watchlist where term = '세파클러'").fetchall() == [(1,)]
         assert con.execute(
@@ -363,17 +363,17 @@ def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_o
         ).fetchall() == [(1,)]
 
     assert build(settings, new_loads_only=True).success
-    assert _seed_results(settings) == set()
+    assert _seed_layer_results(settings) == set()
     macro = project / "macros" / "text_normalization.sql"
     macro.write_text(macro.read_text(encoding="utf-8") + "\n{# an edit #}\n", encoding="utf-8")
     assert build(settings, new_loads_only=True).success
-    assert "int_watchlist_terms" in _seed_results(settings)
+    assert "int_watchlist_terms" in _seed_layer_results(settings)
 
     rules.write_text(ruled.replace(",HIGH,", ",URGENT,", 1), encoding="utf-8")
     assert not build(settings, check_seeds=False, new_loads_only=True).success
     rules.write_text(ruled, encoding="utf-8")  # the files are those of the last good build again
     assert build(settings, new_loads_only=True).success
-    assert "severity_rules" in _seed_results(settings)
+    assert "severity_rules" in _seed_layer_results(settings)
 
 
 def test_the_seed_only_models_are_the_models_that_read_only_seeds_and_no_var(replayed):

@@ -74,12 +74,16 @@ class DbtInvocation:
     result: Any = None  # dbt's own result (RunExecutionResult, ...); None when dbt could not run
 
 
-def invoke_dbt(settings: Settings, command: str, *extra: str, env: dict[str, str] | None = None) -> DbtInvocation:
+def invoke_dbt(
+    settings: Settings, command: str, *extra: str, env: dict[str, str] | None = None, manifest: Any = None
+) -> DbtInvocation:
     """Runs one dbt command on the project with the warehouse of `settings`, in this process.
 
     dbt reads its profile and macros' `env_var` from os.environ, so `env` is set there for the
     length of the command and put back afterwards. Nothing is printed: dbt's messages come back
-    in `output` and its debug log goes to the state dir's logs/dbt.log as before.
+    in `output` and its debug log goes to the state dir's logs/dbt.log as before. `manifest`, one
+    that parse_project returned, spares the command parsing the project again (dbt's own
+    programmatic reuse: dbtRunner(manifest=...)).
     """
     from dbt.cli.main import dbtRunner
 
@@ -111,13 +115,28 @@ def invoke_dbt(settings: Settings, command: str, *extra: str, env: dict[str, str
     ):
         try:
             with _cyclic_gc_paused():
-                done = dbtRunner(callbacks=[keep]).invoke(args)
+                done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
         finally:
             _close_dbt_warehouse()
     if done.exception is not None:
         lines.append(f"{type(done.exception).__name__}: {done.exception}")
     returncode = 0 if done.success else 2 if done.exception is not None else 1
     return DbtInvocation(returncode, "\n".join(lines), done.result)
+
+
+def parse_project(settings: Settings) -> Any:
+    """dbt imported and the project parsed, for builds that follow in this process; None when
+    dbt could not parse it (the build then parses again and says why).
+
+    It reads no warehouse, so `dmf run` does it while another process loads the day: importing
+    dbt and reading its manifest are the two seconds a cron start pays before the first model.
+    """
+    try:
+        parsed = invoke_dbt(settings, "parse", "--no-write-json")
+    except Exception:  # never fatal here: the build that follows parses again and reports it
+        log.warning("dbt could not parse the project ahead of the build", exc_info=True)
+        return None
+    return parsed.result if parsed.returncode == 0 else None
 
 
 @contextmanager
@@ -215,6 +234,7 @@ def build(
     check_seeds: bool = True,
     unit_tests: bool = False,
     new_loads_only: bool = False,
+    manifest: Any = None,
 ) -> BuildOutcome:
     """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it.
 
@@ -236,6 +256,9 @@ def build(
     A malformed seed stops it before dbt starts: nothing is built, so nothing is recorded and
     the last good marts stay as they were. `check_seeds=False` leaves a malformed seed to dbt's
     own tests (which stay the authority).
+
+    `manifest` (from parse_project) is used by every dbt command of the build instead of parsing
+    the project again.
     """
     if check_seeds:
         check_seed_files(settings)
@@ -246,7 +269,13 @@ def build(
         tested_loads = loads_since_last_good_build(settings) if new_loads_only and not full_refresh else None
         keep_seeds = tested_loads is not None and _seeds_loaded_and_passed(settings, seeds)
         outcome, consistent = _build(
-            settings, full_refresh, unit_tests, tested_loads, keep_seeds, manifest_json=not new_loads_only
+            settings,
+            full_refresh,
+            unit_tests,
+            tested_loads,
+            keep_seeds,
+            manifest_json=not new_loads_only,
+            manifest=manifest,
         )
     except DmfError as error:
         record_build(
@@ -345,6 +374,7 @@ def _build(
     tested_loads: list[str] | None = None,
     keep_seeds: bool = False,
     manifest_json: bool = True,
+    manifest: Any = None,
 ) -> tuple[BuildOutcome, bool]:
     """The outcome, and whether the marts are consistent (passed, or a gate's rejection shown).
 
@@ -366,7 +396,7 @@ def _build(
 
     def build_once() -> BuildOutcome:
         results_path.unlink(missing_ok=True)  # a build dbt could not run leaves no stale results
-        invocation = invoke_dbt(settings, "build", *extra, env=scope)
+        invocation = invoke_dbt(settings, "build", *extra, env=scope, manifest=manifest)
         if not manifest_json:
             _write_run_results(settings, invocation)
         return _outcome(settings, invocation)
@@ -379,12 +409,12 @@ def _build(
     # last accepted one, as day-by-day builds would. Every round records one load or ends, so
     # the rounds are bounded by the loads a build can hold.
     first = outcome
-    recorded = record_gate_rejection(settings)
+    recorded = record_gate_rejection(settings, manifest)
     while True:
         after = build_once()
         if not after.gate_fired:
             break
-        now = record_gate_rejection(settings)
+        now = record_gate_rejection(settings, manifest)
         if now <= recorded:
             break
         log.info("build: an integrity gate fired again on a later load; building once more")
@@ -393,14 +423,14 @@ def _build(
     return BuildOutcome(False, True, failures, after.counts), after.success
 
 
-def record_gate_rejection(settings: Settings) -> int:
+def record_gate_rejection(settings: Settings, manifest: Any = None) -> int:
     """Records the earliest fired, unrecorded load as rejected; returns how many loads are now.
 
     Raises DmfError when the macro cannot (int_load_signals missing, ephemeral, not a table or
     view): the build then fails as a whole, since publishing on top of an unrecorded rejection
     would compare every later load with the rejected one.
     """
-    done = invoke_dbt(settings, "run-operation record_gate_rejections")
+    done = invoke_dbt(settings, "run-operation record_gate_rejections", manifest=manifest)
     if done.returncode != 0:
         if is_write_failure_text(done.output):
             raise DmfError(write_failure_message(settings, text=done.output))

@@ -6,16 +6,27 @@ Python only sequences the steps and turns the verdict into an exit code.
 
 from __future__ import annotations
 
+import logging
+import multiprocessing
+import pickle
+import threading
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from dmf.build import build
+from dmf.build import build, parse_project
 from settings.config import Settings
 from settings.errors import DmfError
+
+if TYPE_CHECKING:
+    from pipelines.mfds.load import LoadOutcome
+
+log = logging.getLogger(__name__)
 
 Echo = Callable[[str], None]
 
@@ -71,15 +82,52 @@ def run_day(
     return outcome
 
 
+def load_while_dbt_starts(settings: Settings, as_of: date, service_key: str | None) -> tuple[LoadOutcome, Any]:
+    """The day's load, and dbt's parsed project (parse_project) for the build that follows.
+
+    A cron start pays about two seconds to import dbt and read its manifest before the first
+    model runs, all of it Python under one lock. So, when this process has no other thread, the
+    load runs in a forked child while this process starts dbt: both use a core of their own and
+    the morning is shorter by the load's time. parse_project reads no warehouse, so it never
+    meets the loader's write lock. With other threads alive (an in-process simulator, a test
+    runner's), a fork could copy a lock some thread holds; the two then run one after the other.
+    Either way the load, its outcome and its errors are the same: the child's are sent back.
+    """
+    from pipelines.mfds.load import load_day
+
+    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+        loaded = load_day(settings, as_of, service_key=service_key)
+        return loaded, parse_project(settings)
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as child:
+        loading = child.submit(_load_in_child, settings, as_of, service_key)
+        manifest = parse_project(settings)
+        return loading.result(), manifest
+
+
+def _load_in_child(settings: Settings, as_of: date, service_key: str | None) -> LoadOutcome:
+    """load_day in the forked child; an error that cannot travel back whole travels as its type
+    name and message, and its traceback stays in the child's log (the same dmf.log)."""
+    from pipelines.mfds.load import load_day
+
+    try:
+        return load_day(settings, as_of, service_key=service_key)
+    except Exception as error:
+        try:
+            pickle.loads(pickle.dumps(error))
+        except Exception:
+            log.exception("the load failed in its child process")
+            raise RuntimeError(f"{type(error).__name__}: {error}") from None
+        raise
+
+
 def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: Echo) -> DayOutcome:
     from enrich.daily import enrich_day
     from enrich.weekly import enrich_week
-    from pipelines.mfds.load import load_day
 
-    loaded = load_day(settings, as_of, service_key=service_key)
+    loaded, manifest = load_while_dbt_starts(settings, as_of, service_key)
     echo(f"{as_of}  load    {loaded.summary()}")
 
-    built = build(settings, new_loads_only=True)
+    built = build(settings, new_loads_only=True, manifest=manifest)
     echo(f"{as_of}  build   {built.summary()}")
     if not built.success and not built.gate_fired:
         raise DmfError(f"dbt build failed for {as_of}, nothing was published: {'; '.join(built.failures[:3])}.")

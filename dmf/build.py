@@ -33,11 +33,10 @@ from typing import Any
 
 import duckdb
 
-from pipelines.mfds.settings import DATASET_NAME
 from settings.config import Settings
 from settings.errors import DmfError
 from settings.storage import is_write_failure_text, write_failure_message
-from settings.warehouse import table_exists
+from settings.warehouse import RAW_DATASET, table_exists
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +234,7 @@ def build(
     unit_tests: bool = False,
     new_loads_only: bool = False,
     manifest: Any = None,
+    after_load: bool = False,
 ) -> BuildOutcome:
     """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it.
 
@@ -258,11 +258,14 @@ def build(
     own tests (which stay the authority).
 
     `manifest` (from parse_project) is used by every dbt command of the build instead of parsing
-    the project again.
+    the project again. `after_load`: a load of this run has just readied the raw layer (every
+    load migrates a warehouse from before row versions first), so the build does not look again;
+    looking imports the loader and dlt, which `dmf run` otherwise leaves to its load's process.
     """
     if check_seeds:
         check_seed_files(settings)
-    _migrate_raw_items(settings)
+    if not after_load:
+        _migrate_raw_items(settings)
     started = datetime.now(UTC)
     seeds = seed_layer_digest(settings)
     try:
@@ -321,10 +324,10 @@ def _seeds_loaded_and_passed(settings: Settings, digest: str) -> bool:
     """Whether the latest build, whatever it was, succeeded with seed files of this digest: a
     failed build may have loaded other seeds that their tests then refused."""
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE) or "seeds_digest" not in _build_run_columns(con):
+        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE) or "seeds_digest" not in _build_run_columns(con):
             return False
         row = con.execute(
-            f"select success, seeds_digest from {DATASET_NAME}.{BUILD_RUNS_TABLE} order by finished_at desc limit 1"
+            f"select success, seeds_digest from {RAW_DATASET}.{BUILD_RUNS_TABLE} order by finished_at desc limit 1"
         ).fetchone()
     return row is not None and bool(row[0]) and row[1] == digest
 
@@ -332,7 +335,7 @@ def _seeds_loaded_and_passed(settings: Settings, digest: str) -> bool:
 def _build_run_columns(con: duckdb.DuckDBPyConnection) -> set[str]:
     rows = con.execute(
         "select column_name from information_schema.columns where table_schema = ? and table_name = ?",
-        [DATASET_NAME, BUILD_RUNS_TABLE],
+        [RAW_DATASET, BUILD_RUNS_TABLE],
     ).fetchall()
     return {row[0] for row in rows}
 
@@ -354,15 +357,15 @@ def loads_since_last_good_build(settings: Settings) -> list[str] | None:
     if not settings.duckdb_path.is_file():
         return None
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE, "load_runs"):
+        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE, "load_runs"):
             return None
         ((since,),) = con.execute(
-            f"select max(started_at) from {DATASET_NAME}.{BUILD_RUNS_TABLE} where success"
+            f"select max(started_at) from {RAW_DATASET}.{BUILD_RUNS_TABLE} where success"
         ).fetchall()
         if since is None:
             return None
         rows = con.execute(
-            f"select load_id from {DATASET_NAME}.load_runs where finished_at > ? order by finished_at", [since]
+            f"select load_id from {RAW_DATASET}.load_runs where finished_at > ? order by finished_at", [since]
         ).fetchall()
     return [row[0] for row in rows]
 
@@ -458,9 +461,9 @@ def _rejected_load_count(settings: Settings) -> int:
     """How many loads the gates have rejected so far (the hook's table in the raw layer)."""
     try:
         with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            if not table_exists(con, DATASET_NAME, "rejected_load_signals"):
+            if not table_exists(con, RAW_DATASET, "rejected_load_signals"):
                 return 0
-            row = con.execute(f"select count(distinct load_id) from {DATASET_NAME}.rejected_load_signals").fetchone()
+            row = con.execute(f"select count(distinct load_id) from {RAW_DATASET}.rejected_load_signals").fetchone()
     except duckdb.Error:
         return 0
     return int(row[0]) if row else 0
@@ -483,16 +486,16 @@ def record_build(
         return  # dbt never got as far as creating the warehouse: nothing to record it in
     try:
         with duckdb.connect(str(settings.duckdb_path)) as con:
-            con.execute(f"create schema if not exists {DATASET_NAME}")
+            con.execute(f"create schema if not exists {RAW_DATASET}")
             con.execute(
-                f"create table if not exists {DATASET_NAME}.{BUILD_RUNS_TABLE} ("
+                f"create table if not exists {RAW_DATASET}.{BUILD_RUNS_TABLE} ("
                 "started_at timestamp with time zone, finished_at timestamp with time zone, "
                 "success boolean, gate_fired boolean, full_refresh boolean, failures varchar)"
             )
             # a warehouse from before the seeds were left out of the morning build gains the column
-            con.execute(f"alter table {DATASET_NAME}.{BUILD_RUNS_TABLE} add column if not exists seeds_digest varchar")
+            con.execute(f"alter table {RAW_DATASET}.{BUILD_RUNS_TABLE} add column if not exists seeds_digest varchar")
             con.execute(
-                f"insert into {DATASET_NAME}.{BUILD_RUNS_TABLE} "
+                f"insert into {RAW_DATASET}.{BUILD_RUNS_TABLE} "
                 "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest) "
                 "values (?, ?, ?, ?, ?, ?, ?)",
                 [started, datetime.now(UTC), consistent, gate_fired, full_refresh, "; ".join(failures) or None, seeds],
@@ -509,10 +512,10 @@ def unpublishable_reason(settings: Settings) -> str | None:
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         if not table_exists(con, "marts", "dmf_loads"):
             return f"the warehouse {settings.duckdb_path} has not been built; run `dmf build` first."
-        if not table_exists(con, DATASET_NAME, BUILD_RUNS_TABLE):
+        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE):
             return None  # built before builds were recorded
         row = con.execute(
-            f"select success, finished_at, failures from {DATASET_NAME}.{BUILD_RUNS_TABLE} "
+            f"select success, finished_at, failures from {RAW_DATASET}.{BUILD_RUNS_TABLE} "
             "order by finished_at desc limit 1"
         ).fetchone()
     if row is None or row[0]:

@@ -88,14 +88,14 @@ def load_while_dbt_starts(settings: Settings, as_of: date, service_key: str | No
     A cron start pays about two seconds to import dbt and read its manifest before the first
     model runs, all of it Python under one lock. So, when this process has no other thread, the
     load runs in a forked child while this process starts dbt: both use a core of their own and
-    the morning is shorter by the load's time. parse_project reads no warehouse, so it never
+    the morning is shorter by the load's time. The loader and dlt are imported in the child only. parse_project reads no warehouse, so it never
     meets the loader's write lock. With other threads alive (an in-process simulator, a test
     runner's), a fork could copy a lock some thread holds; the two then run one after the other.
     Either way the load, its outcome and its errors are the same: the child's are sent back.
     """
-    from pipelines.mfds.load import load_day
-
     if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+        from pipelines.mfds.load import load_day
+
         loaded = load_day(settings, as_of, service_key=service_key)
         return loaded, parse_project(settings)
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as child:
@@ -127,7 +127,7 @@ def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: 
     loaded, manifest = load_while_dbt_starts(settings, as_of, service_key)
     echo(f"{as_of}  load    {loaded.summary()}")
 
-    built = build(settings, new_loads_only=True, manifest=manifest)
+    built = build(settings, new_loads_only=True, manifest=manifest, after_load=True)
     echo(f"{as_of}  build   {built.summary()}")
     if not built.success and not built.gate_fired:
         raise DmfError(f"dbt build failed for {as_of}, nothing was published: {'; '.join(built.failures[:3])}.")

@@ -14,6 +14,10 @@ from typing import Any
 
 import duckdb
 
+# The schema of the raw layer: the dlt dataset the loader writes (pipelines.mfds.settings) and
+# every later stage reads; here so that a stage can name it without importing the loader and dlt.
+RAW_DATASET = "mfds_raw"
+
 
 def table_exists(con: duckdb.DuckDBPyConnection, schema: str, *names: str) -> bool:
     """True when every named table (or view) exists in `schema`."""

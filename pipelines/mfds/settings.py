@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from settings.config import MFDS_OPERATION_PATH
+from settings.warehouse import RAW_DATASET
 
 OPERATION_PATH = MFDS_OPERATION_PATH
 PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
 
 PIPELINE_NAME = "mfds_dmf"
-DATASET_NAME = "mfds_raw"
+DATASET_NAME = RAW_DATASET
 # The raw items: each distinct record once (versions, by content hash) plus each load's list of
 # hashes (membership); `dmf_items` is the view joining them back into every load as received.
 VERSIONS_TABLE = "dmf_item_versions"

@@ -52,8 +52,10 @@
     {%- if is_incremental() %}
     delete from {{ this }}
     where matching_fingerprint is distinct from {{ watch_matching_fingerprint() }}
+        -- distinct: a few hundred names, where NOT IN over the key of every record of every
+        -- load (4 million rows at day 410) cost DuckDB 0.3-0.8 s against 0.01 s
         or ingredient_name_key not in (
-            select ingredient_name_key
+            select distinct ingredient_name_key
             from {{ ref('int_registrations_keyed') }}
             where ingredient_name_key is not null
         )

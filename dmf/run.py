@@ -12,6 +12,7 @@ import pickle
 import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -101,7 +102,13 @@ def load_while_dbt_starts(settings: Settings, as_of: date, service_key: str | No
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as child:
         loading = child.submit(_load_in_child, settings, as_of, service_key)
         manifest = parse_project(settings)
-        return loading.result(), manifest
+        try:
+            return loading.result(), manifest
+        except BrokenProcessPool:
+            raise DmfError(
+                f"the load of {as_of} ended without a result (its process was killed or crashed); nothing was "
+                "built. The next run finishes or discards what it left, as after any interrupted load."
+            ) from None
 
 
 def _load_in_child(settings: Settings, as_of: date, service_key: str | None) -> LoadOutcome:

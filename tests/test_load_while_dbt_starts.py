@@ -56,6 +56,8 @@ def fake_load(settings, as_of, *, service_key=None):
         raise DmfError("the MFDS list could not be written: disk full")
     if case == "unpicklable":
         raise Unpicklable("socket", "gone")
+    if case == "killed":
+        os._exit(137)  # as the OOM killer or kill -9 leaves it: no result, no exception
     return {"pid": os.getpid(), "met": met, "service_key": service_key, "as_of": as_of.isoformat()}
 
 
@@ -111,6 +113,14 @@ def test_an_error_that_cannot_travel_back_comes_back_as_its_type_and_message(tmp
 
     assert result["error"] == "RuntimeError"
     assert result["message"] == "Unpicklable: socket: gone"
+
+
+def test_a_load_process_that_dies_is_one_line_saying_nothing_was_built(tmp_path):
+    result = run_case(tmp_path, "killed")
+
+    assert result["error"] == "DmfError"
+    assert result["message"].startswith("the load of 2026-12-01 ended without a result")
+    assert "nothing was built" in result["message"]
 
 
 def test_with_another_thread_alive_the_load_and_the_parse_run_here_in_turn(tmp_path):

@@ -89,10 +89,11 @@ def load_while_dbt_starts(settings: Settings, as_of: date, service_key: str | No
     A cron start pays about two seconds to import dbt and read its manifest before the first
     model runs, all of it Python under one lock. So, when this process has no other thread, the
     load runs in a forked child while this process starts dbt: both use a core of their own and
-    the morning is shorter by the load's time. The loader and dlt are imported in the child only. parse_project reads no warehouse, so it never
-    meets the loader's write lock. With other threads alive (an in-process simulator, a test
-    runner's), a fork could copy a lock some thread holds; the two then run one after the other.
-    Either way the load, its outcome and its errors are the same: the child's are sent back.
+    the morning is shorter by the load's time. The loader and dlt are imported in the child
+    only. parse_project reads no warehouse, so it never meets the loader's write lock. With other
+    threads alive (an in-process simulator, a test runner's), a fork could copy a lock some
+    thread holds; the two then run one after the other. Either way the load, its outcome and its
+    errors are the same: the child's are sent back.
     """
     if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
         from pipelines.mfds.load import load_day

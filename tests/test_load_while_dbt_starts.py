@@ -115,7 +115,9 @@ def test_an_error_that_cannot_travel_back_comes_back_as_its_type_and_message(tmp
     assert result["message"] == "Unpicklable: socket: gone"
 
 
+@pytest.mark.fault("`dmf run`'s load process is killed (kill -9, out of memory) while dbt starts")
 def test_a_load_process_that_dies_is_one_line_saying_nothing_was_built(tmp_path):
+    """The load's child dies without a result: one DmfError line, nothing built, no pool error."""
     result = run_case(tmp_path, "killed")
 
     assert result["error"] == "DmfError"

@@ -376,6 +376,39 @@ def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_o
     assert "severity_rules" in _seed_layer_results(settings)
 
 
+def _last_dbt_invocation_log(settings) -> str:
+    """The lines dbt wrote to its log file for the last command of this state dir."""
+    text = (settings.state_dir / "logs" / "dbt.log").read_text(encoding="utf-8")
+    return text[text.rindex("Running with dbt=") :]
+
+
+def test_the_morning_build_logs_each_result_and_failure_but_not_each_statement(replayed, tmp_path):
+    """dmf run's build writes dbt's log file at info level (dmf/build.py _build): an operator still
+    reads there what ran, how long it took and which test failed with its message; the SQL each
+    statement ran is left to the target dir, and any other build logs it as dbt does (debug)."""
+    project = _project_copy(replayed, tmp_path)
+    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
+    rules = project / "seeds" / "severity_rules.csv"
+    rules.write_text(rules.read_text(encoding="utf-8").replace(",HIGH,", ",URGENT,", 1), encoding="utf-8")
+
+    morning = build(settings, check_seeds=False, new_loads_only=True)
+
+    assert not morning.success
+    log = _last_dbt_invocation_log(settings)
+    (failed,) = [failure.split(":")[0] for failure in morning.failures]
+    assert failed.startswith("accepted_values_severity_rules")
+    assert f"FAIL 1 {failed} " in log and f"Failure in test {failed} " in log
+    assert "OK created sql incremental model intermediate.int_registration_links" in log
+    assert "SQL status" not in log and "create temporary table" not in log
+
+    rules.write_text(rules.read_text(encoding="utf-8").replace(",URGENT,", ",HIGH,", 1), encoding="utf-8")
+    assert build(settings).success
+    assert "SQL status" in _last_dbt_invocation_log(settings)
+
+
 def test_the_seed_only_models_are_the_models_that_read_only_seeds_and_no_var(replayed):
     """The morning build may keep SEED_ONLY_MODELS as they are only because the seeds' digest
     covers all they are built from: seeds, macros, their own files. A model that reads only

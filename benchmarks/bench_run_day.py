@@ -62,7 +62,7 @@ def one_morning(root: Path, base_url: str, as_of: date) -> None:
         words = line.split()
         steps.append((words[1] if len(words) > 1 else line, time.time()))
 
-    outcome = run_day(settings, as_of, service_key=KEY, echo=echo)
+    outcome = run_day(settings, as_of, service_key=KEY, echo=echo, last_in_process=True)  # as `dmf run` does
     print(
         json.dumps({"imported": imported, "steps": steps, "exit_code": outcome.exit_code, "verdict": outcome.verdict})
     )

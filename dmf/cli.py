@@ -178,7 +178,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         from dmf.run import run_day
 
-        return run_day(settings, as_of).exit_code
+        return run_day(settings, as_of, last_in_process=True).exit_code
     if args.command == "load":
         from pipelines.mfds.load import load_day
 

@@ -142,3 +142,32 @@ def test_the_process_that_builds_imports_neither_the_loader_nor_dlt():
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+def test_dmf_run_leaves_the_cyclic_collector_off_and_a_day_in_a_longer_process_does_not():
+    """`dmf run` ends its process once the day is done (end_process), so its collections after dbt
+    would only free what the exit drops (dmf.run.run_day); demo and tests run several days in one
+    process and keep collecting. The day itself is a stand-in: the real one runs in test_run_lock."""
+    probe = textwrap.dedent(
+        """
+        import argparse, gc, json
+        from datetime import date
+        import dmf.cli as cli
+        import dmf.run as run
+        from settings.config import load_settings
+
+        run._run_day = lambda settings, as_of, **kwargs: run.DayOutcome(as_of, "accepted", None, 0)
+        import notify.day
+        notify.day.notify_day = lambda *a, **k: type("N", (), {"summary": lambda self: "", "recorded": False})()
+        seen = {}
+        run.run_day(load_settings({}), date(2026, 12, 1), echo=lambda line: None)
+        seen["a day in a longer process"] = gc.isenabled()
+        cli.dispatch(argparse.Namespace(command="run", as_of=date(2026, 12, 1)), load_settings({}))
+        seen["dmf run"] = gc.isenabled()
+        print(json.dumps(seen))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT, capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"a day in a longer process": True, "dmf run": False}

@@ -79,8 +79,8 @@ def run_day(
     end: each dbt command pauses it anyway (dmf.build), and the collections that followed the
     parse and the build walked dbt's millions of live objects to free garbage the process's end
     drops all the same: 0.5-0.6 s of each morning at day 372-377 (gc.callbacks), and no more
-    peak memory (527 against 531 MiB: DuckDB's share sets it). A process that runs several
-    days keeps collecting.
+    peak memory (527 against 531 MiB: DuckDB's share sets it). The load's child process, and a
+    process that runs several days, keep collecting.
     """
     from notify.day import notify_day
 
@@ -136,6 +136,7 @@ def _load_in_child(settings: Settings, as_of: date, service_key: str | None) -> 
     name and message, and its traceback stays in the child's log (the same dmf.log)."""
     from pipelines.mfds.load import load_day
 
+    gc.enable()  # the load runs as it runs alone: only the process that builds may leave it off (run_day)
     try:
         return load_day(settings, as_of, service_key=service_key)
     except Exception as error:

@@ -22,7 +22,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 
 # The child: patches the load and the parse, calls load_while_dbt_starts, prints what came back.
 CHILD = """
-import json, os, sys, threading, time
+import gc, json, os, sys, threading, time
 from datetime import date
 from pathlib import Path
 
@@ -58,7 +58,9 @@ def fake_load(settings, as_of, *, service_key=None):
         raise Unpicklable("socket", "gone")
     if case == "killed":
         os._exit(137)  # as the OOM killer or kill -9 leaves it: no result, no exception
-    return {"pid": os.getpid(), "met": met, "service_key": service_key, "as_of": as_of.isoformat()}
+    return {
+        "pid": os.getpid(), "met": met, "service_key": service_key, "as_of": as_of.isoformat(), "collector": gc.isenabled()
+    }
 
 
 def fake_parse(settings):
@@ -71,12 +73,14 @@ load_module.load_day = fake_load
 run.parse_project = fake_parse
 if case == "threaded":
     threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+if case == "collector_off":  # as run_day leaves it for `dmf run`
+    gc.disable()
 try:
     loaded, parsed = run.load_while_dbt_starts(load_settings({}), date(2026, 12, 1), "key")
 except Exception as error:
     print(json.dumps({"error": type(error).__name__, "message": str(error), "pid": os.getpid()}))
 else:
-    print(json.dumps({"loaded": loaded, "parsed": parsed, "pid": os.getpid()}))
+    print(json.dumps({"loaded": loaded, "parsed": parsed, "pid": os.getpid(), "collector": gc.isenabled()}))
 """
 
 
@@ -99,6 +103,13 @@ def test_the_load_runs_in_a_child_process_while_this_process_parses(tmp_path):
     assert result["parsed"]["pid"] == result["pid"], "the parse must stay in the process that builds"
     assert result["loaded"]["met"] and result["parsed"]["met"], "the two steps did not run at the same time"
     assert result["loaded"]["service_key"] == "key" and result["loaded"]["as_of"] == "2026-12-01"
+
+
+def test_the_load_collects_garbage_in_its_child_while_the_building_process_leaves_it_off(tmp_path):
+    result = run_case(tmp_path, "collector_off")
+
+    assert result["loaded"]["pid"] != result["pid"]
+    assert result["loaded"]["collector"] is True and result["collector"] is False
 
 
 def test_a_load_error_comes_back_whole_from_the_child(tmp_path):

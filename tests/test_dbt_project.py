@@ -333,17 +333,24 @@ def _seed_layer_results(settings) -> set[str]:
     }
 
 
+def _editable_copy(replayed, tmp_path):
+    """Settings for a copy of the replayed warehouse and of the project with its singular tests:
+    a test may edit the seeds and macros, and build."""
+    project = _project_copy(replayed, tmp_path)
+    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
+    warehouse = tmp_path / "dmf.duckdb"
+    shutil.copy(replayed.duckdb_path, warehouse)
+    return dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
+
+
 def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_or_the_last_build_failed(
     replayed, tmp_path
 ):
     """Seeds the latest successful build loaded, and the models that read only them, are kept as
     they are; an edited seed file or macro, or a seed a failed build may have loaded and its
     tests refused, is loaded (and tested) again with those models."""
-    project = _project_copy(replayed, tmp_path)
-    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
-    warehouse = tmp_path / "dmf.duckdb"
-    shutil.copy(replayed.duckdb_path, warehouse)
-    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
+    settings = _editable_copy(replayed, tmp_path)
+    project, warehouse = settings.project_dir, settings.duckdb_path
     watchlist = project / "seeds" / "watchlist.csv"
     listed = watchlist.read_text(encoding="utf-8")
     rules = project / "seeds" / "severity_rules.csv"
@@ -386,12 +393,8 @@ def test_the_morning_build_logs_each_result_and_failure_but_not_each_statement(r
     """dmf run's build writes dbt's log file at info level (dmf/build.py _build): an operator still
     reads there what ran, how long it took and which test failed with its message; the SQL each
     statement ran is left to the target dir, and any other build logs it as dbt does (debug)."""
-    project = _project_copy(replayed, tmp_path)
-    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
-    warehouse = tmp_path / "dmf.duckdb"
-    shutil.copy(replayed.duckdb_path, warehouse)
-    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
-    rules = project / "seeds" / "severity_rules.csv"
+    settings = _editable_copy(replayed, tmp_path)
+    rules = settings.project_dir / "seeds" / "severity_rules.csv"
     rules.write_text(rules.read_text(encoding="utf-8").replace(",HIGH,", ",URGENT,", 1), encoding="utf-8")
 
     morning = build(settings, check_seeds=False, new_loads_only=True)

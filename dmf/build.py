@@ -274,6 +274,7 @@ def build(
     if not after_load:
         _migrate_raw_items(settings)
     started = datetime.now(UTC)
+    attempt_seq_seen = latest_attempt_seq(settings)
     seeds = seed_layer_digest(settings)
     try:
         tested_loads = loads_since_last_good_build(settings) if new_loads_only and not full_refresh else None
@@ -289,7 +290,13 @@ def build(
         )
     except DmfError as error:
         record_build(
-            settings, started, consistent=False, gate_fired=False, failures=[str(error)], full_refresh=full_refresh
+            settings,
+            started,
+            consistent=False,
+            gate_fired=False,
+            failures=[str(error)],
+            full_refresh=full_refresh,
+            attempt_seq_seen=attempt_seq_seen,
         )
         raise
     record_build(
@@ -300,6 +307,7 @@ def build(
         failures=outcome.failures,
         full_refresh=full_refresh,
         seeds=seeds,
+        attempt_seq_seen=attempt_seq_seen,
     )
     return outcome
 
@@ -366,15 +374,44 @@ def loads_since_last_good_build(settings: Settings) -> list[str] | None:
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE, "load_runs"):
             return None
-        ((since,),) = con.execute(
-            f"select max(started_at) from {RAW_DATASET}.{BUILD_RUNS_TABLE} where success"
+        seen_column = "attempt_seq_seen" if _has_column(con, BUILD_RUNS_TABLE, "attempt_seq_seen") else "null"
+        ((since, seen),) = con.execute(
+            f"select max(started_at), max({seen_column}) from {RAW_DATASET}.{BUILD_RUNS_TABLE} where success"
         ).fetchall()
         if since is None:
             return None
-        rows = con.execute(
-            f"select load_id from {RAW_DATASET}.load_runs where finished_at > ? order by finished_at", [since]
-        ).fetchall()
+        if seen is not None and _has_column(con, "load_runs", "attempt_seq"):
+            # the warehouse's order of attempts, not the clock: a load written after a clock was
+            # set back is still new to the build that follows it
+            rows = con.execute(
+                f"select load_id from {RAW_DATASET}.load_runs where attempt_seq > ? order by attempt_seq", [seen]
+            ).fetchall()
+        else:  # no successful build recorded what it saw yet
+            rows = con.execute(
+                f"select load_id from {RAW_DATASET}.load_runs where finished_at > ? order by finished_at", [since]
+            ).fetchall()
     return [row[0] for row in rows]
+
+
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """Whether a raw table has a column a later version added (older warehouses lack it)."""
+    return bool(
+        con.execute(
+            "select 1 from information_schema.columns where table_schema = ? and table_name = ? and column_name = ?",
+            [RAW_DATASET, table, column],
+        ).fetchall()
+    )
+
+
+def latest_attempt_seq(settings: Settings) -> int | None:
+    """The newest load attempt's place in the warehouse's order (None: none recorded with one)."""
+    if not settings.duckdb_path.is_file():
+        return None
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, RAW_DATASET, "load_runs") or not _has_column(con, "load_runs", "attempt_seq"):
+            return None
+        ((latest,),) = con.execute(f"select max(attempt_seq) from {RAW_DATASET}.load_runs").fetchall()
+    return latest
 
 
 def _build(
@@ -492,10 +529,12 @@ def record_build(
     failures: list[str],
     full_refresh: bool,
     seeds: str | None = None,
+    attempt_seq_seen: int | None = None,
 ) -> None:
     """Appends the build's outcome to mfds_raw.build_runs (success: the marts may be read;
     seeds_digest: seed_layer_digest of what its seeds and seed-only models came from, a column
-    named before those models were kept with the seeds)."""
+    named before those models were kept with the seeds; attempt_seq_seen: the newest load
+    attempt when it started, so the next morning build knows which loads are new to it)."""
     if not settings.duckdb_path.is_file():
         return  # dbt never got as far as creating the warehouse: nothing to record it in
     try:
@@ -509,10 +548,22 @@ def record_build(
             # a warehouse from before the seeds were left out of the morning build gains the column
             con.execute(f"alter table {RAW_DATASET}.{BUILD_RUNS_TABLE} add column if not exists seeds_digest varchar")
             con.execute(
+                f"alter table {RAW_DATASET}.{BUILD_RUNS_TABLE} add column if not exists attempt_seq_seen bigint"
+            )
+            con.execute(
                 f"insert into {RAW_DATASET}.{BUILD_RUNS_TABLE} "
-                "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest) "
-                "values (?, ?, ?, ?, ?, ?, ?)",
-                [started, datetime.now(UTC), consistent, gate_fired, full_refresh, "; ".join(failures) or None, seeds],
+                "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest, attempt_seq_seen) "
+                "values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    started,
+                    datetime.now(UTC),
+                    consistent,
+                    gate_fired,
+                    full_refresh,
+                    "; ".join(failures) or None,
+                    seeds,
+                    attempt_seq_seen,
+                ],
             )
     except (duckdb.Error, OSError):
         # e.g. a full disk: the build's own failure (already a one-line error) must not be hidden

@@ -122,10 +122,13 @@ def decide_load(
             raise DmfError(problem)
         assert load is not None
         before = published_counts(con)
+        table = f"{DATASET_NAME}.{DECISIONS_TABLE}"
+        con.execute(f"alter table {table} add column if not exists decision_seq bigint")
+        ((latest,),) = con.execute(f"select max(decision_seq) from {table}").fetchall()
         con.execute(
-            f"insert into {DATASET_NAME}.{DECISIONS_TABLE} "
-            "(load_id, as_of_date, decision, decided_by, reason, decided_at) values (?, ?, ?, ?, ?, ?)",
-            [load.load_id, as_of, decision, decided_by.strip(), reason.strip(), datetime.now(UTC)],
+            f"insert into {table} (load_id, as_of_date, decision, decided_by, reason, decided_at, decision_seq) "
+            "values (?, ?, ?, ?, ?, ?, ?)",
+            [load.load_id, as_of, decision, decided_by.strip(), reason.strip(), datetime.now(UTC), (latest or 0) + 1],
         )
     verb = "accepted" if decision == "accept" else "rejected"
     echo(f"{as_of}  load {load.load_id} {verb} by {decided_by.strip()}: {reason.strip()}")

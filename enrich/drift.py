@@ -121,7 +121,7 @@ def _last_good_item(settings: Settings) -> dict[str, Any] | None:
                 select {", ".join(name.lower() for name in SOURCE_FIELDS)}
                 from mfds_raw.dmf_items
                 where load_id = (select load_id from marts.dmf_loads where verdict = 'accepted'
-                                 order by as_of_date desc, finished_at desc limit 1)
+                                 order by as_of_date desc, attempt_order desc limit 1)
                 order by item_position limit 1""").fetchone()
     except duckdb.Error:
         return None

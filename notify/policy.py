@@ -4,7 +4,7 @@ Alerts fire when a watched condition changes state, never every day it stays the
 
 | condition           | observed from                                   | alert on change              |
 |---------------------|-------------------------------------------------|------------------------------|
-| `pipeline`          | the day's verdict (marts.dmf_loads) / a failed run | broken: WARN `load_rejected` or `run_failed`; ok again: WARN `recovered` |
+| `pipeline`          | the day's verdict (marts.dmf_day_decisions) / a failed run | broken: WARN `load_rejected` or `run_failed`; ok again: WARN `recovered` |
 | `ai`                | the day's latest daily enrichment run (outcome) | binary_missing INFO, auth WARN, quota INFO (the circuit opens), token_cap INFO; timeout and invalid answers: none |
 | `ai_invalid_streak` | invalid AI answers on >= 5 of the last 7 days   | INFO `ai_invalid_streak`, once |
 | (per day)           | an anomaly run judged ACTION_REQUIRED           | WARN `ai_action_required`; the day's level goes INFO → WARN; the pipeline never stops |
@@ -85,10 +85,9 @@ class DayFacts:
 
 def read_facts(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
     verdict, reason = "missing", "이 날짜의 적재 기록이 없습니다"
-    if table_exists(con, "marts", "dmf_loads"):
+    if table_exists(con, "marts", "dmf_day_decisions"):
         row = con.execute(
-            """select verdict, reason from marts.dmf_loads where as_of_date = ?
-                             order by finished_at desc nulls last, load_id desc limit 1""",
+            "select verdict, reason from marts.dmf_day_decisions where as_of_date = ?",
             [as_of],
         ).fetchone()
         if row:

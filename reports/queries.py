@@ -286,7 +286,7 @@ def loads(con, first_day: date, last_day: date) -> list[Row]:
         select *
         from {MARTS}.dmf_loads
         where as_of_date between ? and ?
-        order by as_of_date desc, finished_at desc nulls last, load_id desc
+        order by as_of_date desc, attempt_order desc
     """,
         [first_day, last_day],
     )
@@ -515,7 +515,7 @@ def week_loads(con, report_date: date) -> list[Row]:
         select *
         from {MARTS}.dmf_loads
         where as_of_date between cast(? as date) - 7 and cast(? as date) - 1
-        order by as_of_date, finished_at nulls last, load_id
+        order by as_of_date, attempt_order
     """,
         [report_date, report_date],
     )

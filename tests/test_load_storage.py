@@ -29,6 +29,7 @@ RUN_COLUMNS = [
     "result_codes",
     "source_url",
     "schema_drift",
+    "attempt_seq",
 ]
 ITEM_COLUMNS = ["load_id", "as_of_date", "item_position", "page_no", "repeat_count", *COLUMN_NAMES, "row_hash"]
 VERSION_COLUMNS = ["row_hash", *COLUMN_NAMES]

@@ -1,5 +1,6 @@
-{#- A person's standing decision per load: the latest of its recorded decisions wins, so
-    accepting a load again after rejecting it (or the reverse) needs no deletion. -#}
+{#- A person's standing decision per load: the latest of its recorded decisions wins (in the order
+    the warehouse recorded them, decision_seq; decisions from before it by their clock), so accepting
+    a load again after rejecting it (or the reverse) needs no deletion. -#}
 
 with
 
@@ -13,7 +14,9 @@ ranked as (
 
     select
         *,
-        row_number() over (partition by load_id order by decided_at desc, decision asc) as decision_rank
+        row_number() over (
+            partition by load_id order by decision_seq desc nulls last, decided_at desc, decision asc
+        ) as decision_rank
 
     from decisions
 

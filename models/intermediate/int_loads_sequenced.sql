@@ -1,5 +1,6 @@
 {#- The loads that can take part in the history: complete with every item row stored, not rejected
-    by a gate earlier (unless a person accepted it since) nor by a person, and the newest complete load of its date when a date was loaded again. Each gets its place in
+    by a gate earlier (unless a person accepted it since) nor by a person, and the date's latest such
+    load in the warehouse's order of attempts (attempt_order, never a clock) when a date was loaded again. Each gets its place in
     the sequence and the load it is compared with (the previous one in the sequence). -#}
 
 with
@@ -28,7 +29,7 @@ complete_loads as (
         load_runs.*,
         coalesce(decisions.decision = 'accept', false) as accepted_by_person,
         row_number() over (
-            partition by load_runs.as_of_date order by load_runs.finished_at desc, load_runs.load_id desc
+            partition by load_runs.as_of_date order by load_runs.attempt_order desc
         ) as rank_within_date
 
     from load_runs

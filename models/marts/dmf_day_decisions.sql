@@ -1,8 +1,11 @@
-{#- The one answer to "which load decides this day": the date's latest load attempt (by
-    finished_at, then load_id), with its verdict, status and why. Every reader of a day's verdict
-    (the `dmf` command, the ground truth, enrich, the reports, the daily summary, the report test
-    fixture) selects from here instead of ordering dmf_loads itself. It depends on dmf_loads only,
-    never on the gated models, so it is current on the very run whose gate rejects the day. -#}
+{#- The one answer to "which load decides this day". A published day stays published: when the
+    date has an accepted load, that load decides it, whatever later attempts of the date did
+    (failed, refused, forced); otherwise the date's latest attempt does, with its verdict and why.
+    "Latest" is the warehouse's order of attempts (attempt_order), never a clock. Every reader of a
+    day's verdict (the `dmf` command, the ground truth, enrich, the reports, notify, the daily
+    summary, the report test fixture) selects from here instead of ordering dmf_loads itself. It
+    depends on dmf_loads only, never on the gated models, so it is current on the very run whose
+    gate rejects the day. -#}
 
 with
 
@@ -17,8 +20,9 @@ ranked as (
     select
         *,
         row_number() over (
-            partition by as_of_date order by finished_at desc nulls last, load_id desc
-        ) as attempt_rank,
+            partition by as_of_date
+            order by case when verdict = 'accepted' then 1 else 0 end desc, attempt_order desc
+        ) as decider_rank,
         count(*) over (partition by as_of_date) as attempt_count
 
     from loads
@@ -40,10 +44,11 @@ day_decisions as (
         fetch_status,
         decision,
         finished_at,
+        attempt_order,
         attempt_count
 
     from ranked
-    where attempt_rank = 1
+    where decider_rank = 1
 
 )
 

@@ -99,6 +99,7 @@ loads as (
         load_runs.duration_s,
         load_runs.started_at,
         load_runs.finished_at,
+        load_runs.attempt_order,
         load_runs.schema_drift,
         decisions.decision,
         decisions.decided_by,

@@ -86,6 +86,9 @@ RUN_COLUMNS: dict[str, dict[str, Any]] = {
     "source_url": {"data_type": "text", "nullable": True},
     # Added with issue 8; dlt adds it to existing warehouses (load.migrate_declared_columns).
     "schema_drift": {"data_type": "text", "nullable": True},
+    # The order of attempts, assigned by the writer from the warehouse (load.next_attempt_seq),
+    # never read off a clock: null on rows written before it was declared.
+    "attempt_seq": {"data_type": "bigint", "nullable": True},
 }
 
 
@@ -111,8 +114,8 @@ class _FetchOnce:
         return self._result
 
 
-def run_row(result: FetchResult, load_id: str, as_of: date) -> dict[str, Any]:
-    """The `load_runs` row of one load."""
+def run_row(result: FetchResult, load_id: str, as_of: date, attempt_seq: int | None = None) -> dict[str, Any]:
+    """The `load_runs` row of one load (`attempt_seq` is set by the writer, load.write_load)."""
     return {
         "load_id": load_id,
         "as_of_date": as_of,
@@ -132,6 +135,7 @@ def run_row(result: FetchResult, load_id: str, as_of: date) -> dict[str, Any]:
         "result_codes": result.result_codes,
         "source_url": result.source_url,
         "schema_drift": result.schema_drift,
+        "attempt_seq": attempt_seq,
     }
 
 

@@ -44,6 +44,8 @@ from settings.url_policy import base_url_problem
 from settings.warehouse import table_exists
 
 log = logging.getLogger(__name__)
+# Attempts in the order the warehouse gave them; rows from before attempt_seq come first, by clock.
+ATTEMPT_ORDER = "attempt_seq nulls first, finished_at, load_id"
 
 MISSING_KEY = (
     "No MFDS service key is configured: set MFDS_SERVICE_KEY to the decoded key from data.go.kr "
@@ -124,9 +126,27 @@ def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:
             "select load_id, total_count, fetched_count, distinct_count, duplicate_count "
             f"from {DATASET_NAME}.{RUNS_TABLE} "
             f"where as_of_date = ? and fetch_status = 'complete'{not_rejected} "
-            "order by finished_at desc limit 1",
+            f"order by {ATTEMPT_ORDER} desc limit 1",
             [as_of],
         ).fetchone()
+
+
+def next_attempt_seq(settings: Settings) -> int:
+    """The place of the next load attempt in the warehouse's order of attempts.
+
+    Taken from the warehouse under its lock (every writer holds it), never from a clock: a
+    retry after an NTP correction still comes after the attempt it retries.
+    """
+    if not settings.duckdb_path.is_file():
+        return 1
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, DATASET_NAME, RUNS_TABLE):
+            return 1
+        columns = {row[0] for row in con.execute(f"describe {DATASET_NAME}.{RUNS_TABLE}").fetchall()}
+        if "attempt_seq" not in columns:
+            return 1
+        ((latest,),) = con.execute(f"select max(attempt_seq) from {DATASET_NAME}.{RUNS_TABLE}").fetchall()
+    return (latest or 0) + 1
 
 
 def _loaded_run(settings: Settings, package_id: str) -> str:
@@ -254,14 +274,15 @@ def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, servi
 
 
 def ready_pipeline(settings: Settings, as_of: date, service_key: str | None = None) -> dlt.Pipeline:
-    """The pipeline with whatever a killed run left finished first, and a warehouse from before
-    row versions migrated: what every writer of the raw layer (a live load, `dmf backfill`) does
-    before it extracts anything."""
+    """The pipeline with whatever a killed run left finished first, a warehouse from before row
+    versions migrated and the raw tables given every declared column: what every writer of the
+    raw layer (a live load, `dmf backfill`) does before it extracts anything."""
     pipeline = mfds_pipeline(settings)
     try:
         if recover_pending(settings, pipeline) and settings.duckdb_path.exists():
             _ensure_items_table(settings, pipeline)  # the view over what the completed package wrote
         migrate_raw_items(settings, pipeline)
+        migrate_declared_columns(pipeline)
     except PipelineStepFailed as exc:
         raise _write_error(settings, as_of, exc, service_key) from exc
     return pipeline
@@ -336,8 +357,9 @@ def write_load(
     """Write one load's source (the API's, or a dump's: mfds_source / mfds_dump_source) to the
     raw layer; `results` receives its `FetchResult` when dlt extracts it. Live loads and
     `dmf backfill` share this, so both store exactly the same way."""
+    attempt_seq = next_attempt_seq(settings)
     try:
-        migrate_declared_columns(pipeline)
+        source.resources[RUNS_TABLE].add_map(lambda row: {**row, "attempt_seq": attempt_seq})
         # jsonl: DuckDB bulk-reads it against the declared columns, ~5x faster and ~3x leaner
         # than dlt's default INSERT statements for this destination; values arrive unchanged
         # (tests/test_load_replay.py compares every field with the real dump).
@@ -346,7 +368,7 @@ def write_load(
     except PipelineStepFailed as exc:
         violation = contract_violation(exc)
         if violation is not None:
-            return _refused_by_contract(settings, pipeline, as_of, load_id, results, violation)
+            return _refused_by_contract(settings, pipeline, as_of, load_id, results, violation, attempt_seq)
         raise _write_error(settings, as_of, exc, service_key) from exc
     if not results:  # recover_pending leaves nothing pending, so dlt extracted our source
         raise DmfError(f"The MFDS load for {as_of} fetched nothing (dlt did not extract the source); run it again.")
@@ -374,7 +396,13 @@ def _outcome(result: FetchResult, load_id: str, as_of: date) -> LoadOutcome:
 
 
 def _refused_by_contract(
-    settings: Settings, pipeline: dlt.Pipeline, as_of: date, load_id: str, results: list[FetchResult], violation: str
+    settings: Settings,
+    pipeline: dlt.Pipeline,
+    as_of: date,
+    load_id: str,
+    results: list[FetchResult],
+    violation: str,
+    attempt_seq: int,
 ) -> LoadOutcome:
     """The frozen raw schema refused a column: abort what dlt extracted, record a rejected load.
 
@@ -389,7 +417,7 @@ def _refused_by_contract(
         )
     result = dataclasses.replace(results[0], status="incomplete", reason=violation)
     try:
-        pipeline.run(run_row_resource(run_row(result, load_id, as_of)), loader_file_format="jsonl")
+        pipeline.run(run_row_resource(run_row(result, load_id, as_of, attempt_seq)), loader_file_format="jsonl")
         _ensure_items_table(settings, pipeline)
     except PipelineStepFailed:
         pipeline.abort_packages()

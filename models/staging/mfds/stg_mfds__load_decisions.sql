@@ -14,7 +14,8 @@ renamed as (
         lower(trim(decision)) as decision,
         trim(decided_by) as decided_by,
         trim(reason) as reason,
-        decided_at
+        decided_at,
+        decision_seq
 
     from source
 

@@ -38,6 +38,7 @@ checked as (
         load_runs.result_codes,
         load_runs.source_url,
         {{ column_or_null(source('mfds', 'load_runs'), 'schema_drift') }},
+        {{ column_or_null(source('mfds', 'load_runs'), 'attempt_seq', 'bigint') }},
         coalesce(stored_items.stored_item_count, 0) as stored_item_count
 
     from load_runs

@@ -142,8 +142,10 @@ def decide_load(
     lines = changed_days(before, after)
     for line in lines or ["no published day changed"]:
         echo(f"published  {line}")
-    if lines:
-        echo(
-            f"re-render the changed days' reports with `dmf report --as-of D` ({', '.join(line.split()[0] for line in lines)})."
-        )
+    if outcome.success:
+        # a report that still said what the decision changed would contradict the day's events
+        from reports.daily import render_daily
+
+        for day in sorted({as_of, *(date.fromisoformat(line.split()[0]) for line in lines)}):
+            echo(f"{day}  report  {render_daily(settings, day)}")
     return 0 if outcome.success else 2

@@ -131,6 +131,19 @@ def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:
         ).fetchone()
 
 
+def published_load(settings: Settings, as_of: date) -> str | None:
+    """The load that published `as_of` (its verdict in the marts is accepted), if any."""
+    if not settings.duckdb_path.is_file():
+        return None
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, "marts", "dmf_day_decisions"):
+            return None
+        row = con.execute(
+            "select load_id from marts.dmf_day_decisions where as_of_date = ? and verdict = 'accepted'", [as_of]
+        ).fetchone()
+    return row[0] if row else None
+
+
 def next_attempt_seq(settings: Settings) -> int:
     """The place of the next load attempt in the warehouse's order of attempts.
 
@@ -302,7 +315,15 @@ def load_day(
     cannot be written to DuckDB at all.
     """
     pipeline = ready_pipeline(settings, as_of, service_key)
-    if not force:
+    if force:
+        published = published_load(settings, as_of)
+        if published is not None:
+            raise ConfigError(
+                f"{as_of} is published (load {published}); a forced load never replaces a published day. "
+                f"If that day's list was wrong, withdraw it deliberately: `dmf reject-load --as-of {as_of} "
+                "--by NAME --reason TEXT`, then load again."
+            )
+    else:
         existing = existing_complete_load(settings, as_of)
         if existing is not None:
             load_id, total, fetched, distinct, duplicates = existing
@@ -310,7 +331,7 @@ def load_day(
                 load_id=load_id,
                 as_of_date=as_of,
                 fetch_status="skipped",
-                reason=f"a complete load ({load_id}) already exists for this date; use --force to load it again",
+                reason=f"a complete load ({load_id}) already exists for this date (--force loads it again unless the day is published)",
                 total_count=total,
                 fetched_count=fetched,
                 distinct_count=distinct,

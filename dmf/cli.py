@@ -368,30 +368,10 @@ def check_base_url(settings: Settings) -> None:
         raise ConfigError(f"{problem}.")
 
 
-def check_not_before_latest_load(settings: Settings, as_of: date) -> None:
-    """A live load of a day before the warehouse's latest load would store today's list under
-    a past date; the latest day itself may be run again (it is then skipped)."""
-    if not settings.duckdb_path.is_file():
-        return
-    import duckdb
-
-    from settings.warehouse import table_exists
-
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, "mfds_raw", "load_runs"):
-            return
-        latest = con.execute("select max(as_of_date) from mfds_raw.load_runs").fetchone()
-    if latest and latest[0] is not None and as_of < latest[0]:
-        raise ConfigError(
-            f"--as-of {as_of.isoformat()} is before the latest load in the warehouse ({latest[0].isoformat()}); "
-            "the live API serves only today's list, so replaying the past is `dmf backfill`, not a live load."
-        )
-
-
 def _validate(args: argparse.Namespace, settings: Settings) -> None:
     """Every input a command uses, refused in one line before anything connects or writes."""
     if getattr(args, "as_of", None) is not None:
-        check_as_of(args.as_of)
+        check_as_of(args.as_of, future_allowed=args.command == "reject-load")
     if args.command in LIVE_LOAD_COMMANDS:
         check_base_url(settings)
     if args.command == "backfill":
@@ -424,7 +404,11 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     target = _lock_target(args, settings)
     with warehouse_lock(target.duckdb_path, _command_line(args), settings.lock_wait_s):
         if args.command in LIVE_LOAD_COMMANDS:
-            check_not_before_latest_load(settings, getattr(args, "as_of", None) or today_in_seoul())
+            from dmf.load_dates import check_live_load
+
+            explicit = getattr(args, "as_of", None)
+            today = today_in_seoul()
+            check_live_load(settings, explicit or today, today, explicit=explicit is not None)
         return dispatch(args, settings)
 
 

@@ -18,7 +18,7 @@ import duckdb
 
 from dmf.build import build
 from pipelines.mfds.settings import DATASET_NAME
-from settings.config import Settings
+from settings.config import Settings, today_in_seoul
 from settings.errors import ConfigError, DmfError
 from settings.warehouse import table_exists
 
@@ -54,8 +54,9 @@ def day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> DayLoad | None:
     return DayLoad(*row) if row else None
 
 
-def refusal(decision: str, as_of: date, load: DayLoad | None) -> str | None:
-    """Why the decision does not apply to the day's load, in one sentence; None when it does."""
+def refusal(decision: str, as_of: date, load: DayLoad | None, today: date | None = None) -> str | None:
+    """Why the decision does not apply to the day's load, in one sentence; None when it does.
+    A load dated after `today` (a wrong clock stored it) can always be rejected."""
     if load is None:
         return f"no load is recorded for {as_of}; there is nothing to decide on."
     if decision == "accept":
@@ -73,7 +74,10 @@ def refusal(decision: str, as_of: date, load: DayLoad | None) -> str | None:
                 "only a gate's rejection can be overruled."
             )
         return None
-    if load.verdict != "accepted":
+    future = today is not None and as_of > today
+    if load.decision == "reject":
+        return f"load {load.load_id} of {as_of} is already rejected by a person; nothing to reject."
+    if load.verdict != "accepted" and not future:
         return f"load {load.load_id} of {as_of} is not published ({load.reason}); nothing to reject."
     return None
 
@@ -117,7 +121,7 @@ def decide_load(
         if not _marts_built(con):
             raise DmfError("the warehouse has not been built; run `dmf build` first.")
         load = day_load(con, as_of)
-        problem = refusal(decision, as_of, load)
+        problem = refusal(decision, as_of, load, today_in_seoul())
         if problem:
             raise DmfError(problem)
         assert load is not None

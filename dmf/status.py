@@ -15,9 +15,10 @@ from pathlib import Path
 
 import duckdb
 
+from dmf.load_dates import live_load_problem, load_dates, withdraw_command
 from settings.config import Settings, today_in_seoul
 from settings.errors import DmfError
-from settings.warehouse import table_exists
+from settings.warehouse import RAW_DATASET, table_exists
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
 AI_NEEDS_PERSON = frozenset(
@@ -80,15 +81,39 @@ def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date,
     return {row[0]: row[1:] for row in rows}
 
 
-def _reload(day: date, today: date, latest: date | None, why: str) -> str:
-    """How a day's list can be had again: live only today; a past day only from a dump."""
+def _reload(day: date, today: date, latest: date | None, why: str, live: LiveAdvice | None = None) -> str:
+    """How a day's list can be had again: live only today (in the form the CLI accepts now); a past
+    day only from a dump."""
     if day == today:
-        return f"dmf run  ({why}: load it again)"
+        return (live or LiveAdvice()).command(day, why)
     flag = " --insert-before-published" if latest is not None and day < latest else ""
     return (
         f"dmf backfill PATH{flag}  ({why}; only with a dump of {day.isoformat()}: "
         "the live API serves only today's list)"
     )
+
+
+@dataclass(frozen=True)
+class LiveAdvice:
+    """Today's live load in the form `dmf run` accepts now (dmf.load_dates decides both)."""
+
+    blocked_by_future: date | None = None
+    needs_explicit_date: bool = False
+
+    def command(self, day: date, why: str) -> str:
+        if self.blocked_by_future is not None:
+            return f"{withdraw_command(self.blocked_by_future)}  ({why}; a load dated after today blocks live loads)"
+        if self.needs_explicit_date:
+            return f"dmf run --as-of {day.isoformat()}  ({why}: load it again; the last load is long ago)"
+        return f"dmf run  ({why}: load it again)"
+
+
+def _live_advice(settings: Settings, today: date) -> LiveAdvice:
+    dates = load_dates(settings, today)
+    if dates.future:
+        return LiveAdvice(blocked_by_future=dates.future[-1])
+    problem = live_load_problem(settings, today, today, explicit=False)
+    return LiveAdvice(needs_explicit_date=problem is not None and dates.latest is not None and today > dates.latest)
 
 
 def _next(
@@ -101,26 +126,42 @@ def _next(
     today: date,
     latest: date | None,
     first_load: date | None = None,
+    live: LiveAdvice | None = None,
 ) -> str | None:
-    """The command for a day that needs one. Never a live load of a past date (it would store
-    today's list under that date); after a gate rejection only a person's acceptance."""
+    """The command for a day that needs one, in a form the CLI accepts and that changes the
+    day's state when run. Never a live load of a past date (it would store today's list under
+    that date); after a gate rejection only a person's acceptance."""
     d = day.isoformat()
+    if verdict == "future":
+        return withdraw_command(day)
+    if verdict == "not built":
+        return f"dmf build --as-of {d}  (a load of this day is stored but was never built: the run stopped)"
     if verdict == "no load":
         if first_load is not None and day < first_load:
             return None  # before the warehouse's history starts: not a missed run
-        return _reload(day, today, latest, "no load")
+        return _reload(day, today, latest, "no load", live)
     if verdict == "rejected" and gates:
         return (
             f"read the report's 적재 거부 box (dmf report --as-of {d}); if the list checks out against "
             f"the MFDS site: dmf accept-load --as-of {d} --by NAME --reason TEXT"
         )
     if verdict == "rejected":
-        return _reload(day, today, latest, "the fetch was incomplete")
+        return _reload(day, today, latest, "the fetch was incomplete", live)
     if report is None:
         return f"dmf report --as-of {d}"
     if ai in AI_NEEDS_PERSON:
-        return "dmf doctor  (the AI step failed; the report is complete without it)"
+        return f"dmf enrich --as-of {d}  (the AI step failed: {ai}; `dmf doctor` says why; the report is complete without it)"
     return None
+
+
+def _unbuilt_dates(con: duckdb.DuckDBPyConnection) -> set[date]:
+    """Dates with a complete load the raw layer holds and the marts do not know: a run stopped
+    (killed, out of time) between its load and its build."""
+    found = con.execute(
+        f"""select distinct as_of_date from {RAW_DATASET}.load_runs
+            where fetch_status = 'complete' and load_id not in (select load_id from marts.dmf_loads)"""
+    ).fetchall()
+    return {row[0] for row in found}
 
 
 def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
@@ -134,18 +175,48 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
                 raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)
             first_load, latest = con.execute("select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()
+            unbuilt = _unbuilt_dates(con)
     except duckdb.Error as exc:
         raise DmfError(
             f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
             "is another dmf command writing it?"
         ) from None
-    out = []
     seoul_today = today_in_seoul()
+    live = _live_advice(settings, seoul_today)
+    out = [
+        DayStatus(
+            day,
+            "future",
+            "dated after today: the clock was wrong",
+            None,
+            None,
+            None,
+            None,
+            None,
+            "-",
+            None,
+            _next(day, "future", None, None, None, None, seoul_today, latest),
+        )
+        for day in reversed(load_dates(settings, seoul_today).future)
+    ]
     for offset in range(days):
         day = today - timedelta(days=offset)
         path = settings.reports_dir / f"dmf_daily_{day:%Y%m%d}.xlsx"
         report = path if path.is_file() else None
         row = rows.get(day)
+        if day in unbuilt:
+            out.append(
+                DayStatus(
+                    day,
+                    "not built",
+                    "a stored load is not in the marts yet",
+                    *(row[4:9] if row else (None,) * 5),
+                    "-",
+                    report,
+                    _next(day, "not built", None, None, None, report, seoul_today, latest),
+                )
+            )
+            continue
         if row is None:
             out.append(
                 DayStatus(
@@ -159,7 +230,7 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
                     None,
                     "-",
                     report,
-                    _next(day, "no load", None, None, None, report, seoul_today, latest, first_load),
+                    _next(day, "no load", None, None, None, report, seoul_today, latest, first_load, live),
                 )
             )
             continue
@@ -178,7 +249,7 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
                 high,
                 ai,
                 report,
-                _next(day, verdict, reason, gates, ai_reason, report, seoul_today, latest),
+                _next(day, verdict, reason, gates, ai_reason, report, seoul_today, latest, live=live),
             )
         )
     return out

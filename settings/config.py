@@ -25,6 +25,9 @@ MFDS_SERVICE_PATH = "/1471000/MdcDmfInfoService01"
 MFDS_OPERATION_PATH = "/getMdcDmfList01"
 DEFAULT_API_BASE_URL = "https://apis.data.go.kr" + MFDS_SERVICE_PATH
 DEFAULT_LOCK_WAIT_S = 300.0
+# A live load dated by the clock more than this many days after the latest load is more likely a
+# wrong clock than a warehouse left alone that long: it then needs an explicit --as-of.
+DEFAULT_MAX_LOAD_GAP_DAYS = 7
 # The registry has no DMF before the system began; an earlier date is a typo, not a replay.
 EARLIEST_AS_OF = date(2000, 1, 1)
 
@@ -41,6 +44,8 @@ class Settings:
     api_allowed_hosts: tuple[str, ...] = field(default=())
     # How long a run waits for another one holding the warehouse before giving up.
     lock_wait_s: float = DEFAULT_LOCK_WAIT_S
+    # How many days after the latest load a live load dated by the clock alone may be.
+    max_load_gap_days: int = DEFAULT_MAX_LOAD_GAP_DAYS
 
     def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> Settings:
         return dataclasses.replace(self, duckdb_path=duckdb_path, reports_dir=reports_dir, state_dir=state_dir)
@@ -66,7 +71,17 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             host.strip().lower() for host in env.get("MFDS_API_ALLOWED_HOSTS", "").split(",") if host.strip()
         ),
         lock_wait_s=_seconds(env, "DMF_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S),
+        max_load_gap_days=_days(env, "DMF_MAX_LOAD_GAP_DAYS", DEFAULT_MAX_LOAD_GAP_DAYS),
     )
+
+
+def _days(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{name} must be a whole number of days (1 or more), not {raw!r}.")
+    return int(raw)
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
@@ -82,15 +97,16 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
-def check_as_of(as_of: date) -> None:
-    """A logical date outside 2000-01-01..today (Seoul) is a typo: refused before anything runs."""
+def check_as_of(as_of: date, *, future_allowed: bool = False) -> None:
+    """A logical date outside 2000-01-01..today (Seoul) is a typo: refused before anything runs.
+    `future_allowed`: for withdrawing a day a wrong clock stored (`dmf reject-load`)."""
     today = today_in_seoul()
     if as_of < EARLIEST_AS_OF:
         raise ConfigError(
             f"--as-of {as_of.isoformat()} is before {EARLIEST_AS_OF.isoformat()}; "
             "the MFDS DMF list has no data that old (use YYYY-MM-DD)."
         )
-    if as_of > today:
+    if as_of > today and not future_allowed:
         raise ConfigError(
             f"--as-of {as_of.isoformat()} is after today in Seoul ({today.isoformat()}); "
             "the live API serves only today's list, so a load can only be of today or a past day."

@@ -28,6 +28,7 @@ from conftest import SERVICE_KEY, read_jsonl
 from dmf.build import build, loads_since_last_good_build
 from dmf.cli import main
 from dmf.status import day_statuses
+from fake_agy.support import FAKE_AGY
 from scenarios import run_days
 from settings.config import Settings, load_settings
 from simulator.server import SimulatorServer
@@ -278,9 +279,9 @@ def advised_command(next_command: str, **placeholders: str) -> str:
 
 @pytest.mark.fault("`dmf status` advising a command that does not help")
 def test_every_kind_of_next_suggestion_changes_the_days_state_when_run(
-    warehouse, capsys, clock, source, server, records, tmp_path
+    warehouse, capsys, clock, source, server, records, tmp_path, monkeypatch
 ):
-    """each kind of `Next:` (backfill, run, accept-load, build, report, run --as-of) run as advised changes its day"""
+    """each kind of `Next:` (backfill, run, accept-load, build, report, enrich, run --as-of) run as advised changes its day"""
     day_4, day_5, day_6, day_7 = (DAY_3 + timedelta(days=n) for n in (1, 2, 3, 4))
     followed = []
 
@@ -329,14 +330,28 @@ def test_every_kind_of_next_suggestion_changes_the_days_state_when_run(
     # a report went missing
     (warehouse.reports_dir / "dmf_daily_20261009.xlsx").unlink()
     follow(DAY_2, day_7)
+    # the AI step failed (agy answered an error); once agy works again, the day is enriched
+    day_8 = day_7 + timedelta(days=1)
+    clock(day_8)
+    server.set_day(day_8)
+    source.serve(day_8, records[:-3])  # one WITHDRAWN: something for agy to brief
+    (warehouse.state_dir / "agy.toml").write_text("[enrich]\nretry_backoff_seconds = 0\n", encoding="utf-8")
+    monkeypatch.delenv("DMF_AI_DISABLED")
+    monkeypatch.setenv("DMF_AGY_BINARY", str(FAKE_AGY))
+    monkeypatch.setenv("FAKE_AGY_MODE", "error")
+    assert dmf_command(capsys, "dmf run")[0] == 0
+    assert status_of(warehouse, day_8).ai == "agy_error"
+    monkeypatch.setenv("FAKE_AGY_MODE", "ok")
+    follow(day_8, day_8)
+    monkeypatch.setenv("DMF_AI_DISABLED", "1")
     # the last load is long ago: today's load needs its date said explicitly
-    far = day_7 + timedelta(days=10)
+    far = day_8 + timedelta(days=10)
     clock(far)
     assert status_of(warehouse, far).next_command.startswith(f"dmf run --as-of {far}")
     follow(far, far)
 
     # a backfill and a build render no report: the day's next step is its report
-    assert followed == ["backfill", "report", "run", "accept-load", "build", "report", "report", "run"]
+    assert followed == ["backfill", "report", "run", "accept-load", "build", "report", "report", "enrich", "run"]
 
 
 def test_a_load_written_after_the_clock_was_set_back_is_still_new_to_the_next_build(warehouse, capsys, clock, server):

@@ -10,6 +10,7 @@ tests with. dbt's own tests still run afterwards and stay the authority.
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -71,10 +72,13 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
     shown = str(path.relative_to(project_dir)) if path.is_relative_to(project_dir) else str(path)
     problems: list[SeedProblem] = []
     try:
-        handle = path.open(encoding="utf-8-sig", newline="")
+        raw = path.read_bytes()
     except OSError as exc:
         return [SeedProblem(shown, 0, f"cannot be read ({exc.strerror})")]
-    with handle:
+    text, encoding_problem = _decoded(raw)
+    if encoding_problem:
+        return [SeedProblem(shown, _first_bad_line(raw), encoding_problem)]
+    with io.StringIO(text, newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         expected = list(rules["types"]) or list(rules["columns"])
@@ -101,6 +105,13 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
                 continue
             for name, value in zip(header, cells):
                 rule = rules["columns"].get(name, {})
+                constrained = rule.get("values") is not None or rule.get("unique") or name in rules["types"]
+                if constrained and value.strip() and value != value.strip():
+                    # dbt loads the cell as it is: 'HIGH ' then fails accepted_values in the build
+                    problems.append(
+                        SeedProblem(shown, line, f"{name} {value!r} has spaces before or after it; remove them")
+                    )
+                    continue
                 value = value.strip()
                 if not value:
                     if rule.get("not_null"):
@@ -129,6 +140,33 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
                     else:
                         seen[name][value] = line
     return problems
+
+
+def _decoded(raw: bytes) -> tuple[str, str | None]:
+    """The file's text as dbt will read it (UTF-8, with or without Excel's BOM), or why it cannot be."""
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError:
+        pass
+    try:
+        raw.decode("cp949")
+    except UnicodeDecodeError:
+        found = "neither UTF-8 nor CP949/EUC-KR"
+    else:
+        found = "CP949/EUC-KR (what Korean Excel's 'CSV (쉼표로 분리)' writes)"
+    return "", (
+        f"the file is saved as {found}, and dbt reads seeds as UTF-8: in Excel save it again as "
+        "'CSV UTF-8 (쉼표로 분리)' (or convert it: iconv -f cp949 -t utf-8)"
+    )
+
+
+def _first_bad_line(raw: bytes) -> int:
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return number
+    return 1
 
 
 def check_seeds(project_dir: Path) -> list[SeedProblem]:

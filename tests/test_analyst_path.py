@@ -128,6 +128,12 @@ MALFORMED = [
         "seeds/severity_rules.csv line {line}: priority 'fifteen' is not a whole number",
     ),
     (
+        "severity_rules.csv",
+        "40,WITHDRAWN,,,,,HIGH,",
+        "40,WITHDRAWN,,,,,HIGH ,",
+        "seeds/severity_rules.csv line {line}: severity 'HIGH ' has spaces before or after it; remove them",
+    ),
+    (
         "watchlist.csv",
         "manufacturer,Zhejiang Huahai,",
         "company,Zhejiang Huahai,",

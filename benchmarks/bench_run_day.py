@@ -11,9 +11,9 @@ next ones are the steady state. Each day runs in a new Python process, as cron s
 its time includes importing dbt and loading the manifest (the simulator's dates lie in the
 future, which the CLI refuses for a live load, so the child calls `run_day` itself). Prints the
 wall time of each step and of each run, the simulator's CPU time (it shares the machine with
-the run's two processes), and the load average (every figure scales with it on a
-shared machine). The step `load` ends when both the load (in its child) and dbt's start-up
-beside it (importing dbt, parsing the project) are done. No asserts: figures.
+the run), and the load average (every figure scales with it on a shared machine). The step
+`load` is the load alone; dbt's start-up (importing dbt, parsing the project) is in `build`.
+No asserts: figures.
 
 Run:  python benchmarks/bench_history.py --days 365 --keep DIR
       python benchmarks/bench_run_day.py DIR [--size 9200] [--days 3]
@@ -62,7 +62,7 @@ def one_morning(root: Path, base_url: str, as_of: date) -> None:
         words = line.split()
         steps.append((words[1] if len(words) > 1 else line, time.time()))
 
-    outcome = run_day(settings, as_of, service_key=KEY, echo=echo, last_in_process=True)  # as `dmf run` does
+    outcome = run_day(settings, as_of, service_key=KEY, echo=echo)
     print(
         json.dumps({"imported": imported, "steps": steps, "exit_code": outcome.exit_code, "verdict": outcome.verdict})
     )

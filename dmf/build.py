@@ -35,6 +35,7 @@ import duckdb
 
 from settings.config import Settings
 from settings.errors import DmfError
+from settings.interrupts import deferred_interruptions
 from settings.storage import is_write_failure_text, write_failure_message
 from settings.warehouse import RAW_DATASET, table_exists
 
@@ -123,6 +124,8 @@ def invoke_dbt(
                 done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
         finally:
             _close_dbt_warehouse()
+    if isinstance(done.exception, KeyboardInterrupt):
+        raise done.exception  # dbt cancelled its statements on it (settings.interrupts); the run stops here
     if done.exception is not None:
         lines.append(f"{type(done.exception).__name__}: {done.exception}")
     returncode = 0 if done.success else 2 if done.exception is not None else 1
@@ -288,16 +291,17 @@ def build(
             morning=new_loads_only,
             manifest=manifest,
         )
-    except DmfError as error:
-        record_build(
-            settings,
-            started,
-            consistent=False,
-            gate_fired=False,
-            failures=[str(error)],
-            full_refresh=full_refresh,
-            attempt_seq_seen=attempt_seq_seen,
-        )
+    except (DmfError, KeyboardInterrupt) as error:
+        with deferred_interruptions():  # a build stopped half-way is recorded, so nothing reads its marts
+            record_build(
+                settings,
+                started,
+                consistent=False,
+                gate_fired=False,
+                failures=[str(error) if isinstance(error, DmfError) else f"stopped ({error})"],
+                full_refresh=full_refresh,
+                attempt_seq_seen=attempt_seq_seen,
+            )
         raise
     record_build(
         settings,

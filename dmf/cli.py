@@ -16,6 +16,7 @@ from datetime import date
 
 from settings.config import Settings, check_as_of, check_directory, check_paths, load_settings, today_in_seoul
 from settings.errors import ConfigError, DmfError
+from settings.interrupts import RunInterrupted, interruptible
 from settings.storage import write_failure
 from simulator.cli import add_serve_arguments, serve_command
 from simulator.registry import DEFAULT_SEED
@@ -178,7 +179,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         from dmf.run import run_day
 
-        return run_day(settings, as_of, last_in_process=True).exit_code
+        return run_day(settings, as_of).exit_code
     if args.command == "load":
         from pipelines.mfds.load import load_day
 
@@ -402,7 +403,10 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     from dmf.lock import warehouse_lock
 
     target = _lock_target(args, settings)
-    with warehouse_lock(target.duckdb_path, _command_line(args), settings.lock_wait_s):
+    with (
+        interruptible(settings.run_deadline_s),
+        warehouse_lock(target.duckdb_path, _command_line(args), settings.lock_wait_s),
+    ):
         if args.command in LIVE_LOAD_COMMANDS:
             from dmf.load_dates import check_live_load
 
@@ -445,6 +449,12 @@ def main(argv: list[str] | None = None) -> int:
         disk = write_failure(error, settings)
         print(f"dmf: {_scrub(disk or str(error))}", file=sys.stderr)
         return 1 if disk else error.exit_code
+    except RunInterrupted as stopped:
+        day = getattr(args, "as_of", None)
+        line = stopped.sentence(day.isoformat() if day else None)
+        log.error("%s %s", _command_line(args), line)
+        print(f"dmf: {line}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("dmf: interrupted", file=sys.stderr)
         return 1

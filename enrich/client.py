@@ -283,6 +283,14 @@ def collapse_stream(text: str) -> str:
     )
 
 
+def _die_with_parent() -> None:
+    """In the agy child, before exec: the kernel kills it if the dmf process dies (kill -9
+    included), so no agy outlives the run that started it (prctl PR_SET_PDEATHSIG, Linux)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+
+
 def _kill_tree(proc: subprocess.Popen) -> None:
     try:
         if sys.platform.startswith("win"):
@@ -337,6 +345,8 @@ def run_once(
         popen_extra["creationflags"] = _CREATE_NO_WINDOW
     else:
         popen_extra["start_new_session"] = True
+        if sys.platform.startswith("linux"):
+            popen_extra["preexec_fn"] = _die_with_parent
     started = time.monotonic()
     try:
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
@@ -351,6 +361,9 @@ def run_once(
             )
             try:
                 proc.communicate(input=stdin_bytes, timeout=limit)
+            except KeyboardInterrupt:  # a stopped run (SIGTERM, its deadline) leaves no agy behind
+                _kill_tree(proc)
+                raise
             except subprocess.TimeoutExpired:
                 _kill_tree(proc)
                 return Envelope(

@@ -28,6 +28,9 @@ DEFAULT_LOCK_WAIT_S = 300.0
 # A live load dated by the clock more than this many days after the latest load is more likely a
 # wrong clock than a warehouse left alone that long: it then needs an explicit --as-of.
 DEFAULT_MAX_LOAD_GAP_DAYS = 7
+# A run still going after an hour is stuck (a morning takes about a minute, the AI step
+# included); it stops as on SIGTERM, releasing the warehouse for the next one.
+DEFAULT_RUN_DEADLINE_S = 3600.0
 # The registry has no DMF before the system began; an earlier date is a typo, not a replay.
 EARLIEST_AS_OF = date(2000, 1, 1)
 
@@ -46,6 +49,8 @@ class Settings:
     lock_wait_s: float = DEFAULT_LOCK_WAIT_S
     # How many days after the latest load a live load dated by the clock alone may be.
     max_load_gap_days: int = DEFAULT_MAX_LOAD_GAP_DAYS
+    # How long a command that holds the warehouse may run before it stops itself (0: no limit).
+    run_deadline_s: float = DEFAULT_RUN_DEADLINE_S
 
     def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> Settings:
         return dataclasses.replace(self, duckdb_path=duckdb_path, reports_dir=reports_dir, state_dir=state_dir)
@@ -72,6 +77,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         ),
         lock_wait_s=_seconds(env, "DMF_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S),
         max_load_gap_days=_days(env, "DMF_MAX_LOAD_GAP_DAYS", DEFAULT_MAX_LOAD_GAP_DAYS),
+        run_deadline_s=_seconds(env, "DMF_RUN_DEADLINE_S", DEFAULT_RUN_DEADLINE_S),
     )
 
 

@@ -39,6 +39,7 @@ from pipelines.mfds.settings import (
     SOURCE_FIELDS,
     RetryPolicy,
 )
+from settings.interrupts import RunInterrupted, hold
 from settings.url_policy import base_url_problem, display_url
 
 log = logging.getLogger(__name__)
@@ -441,6 +442,23 @@ def fetch_registry(
         )
     try:
         return _fetch_registry(base_url, service_key, policy, started)
+    except RunInterrupted as stopped:  # recorded as a failed attempt first; load_day stops the run after
+        hold(stopped)
+        return FetchResult(
+            status="failed",
+            reason=f"the fetch was stopped by {stopped.cause}",
+            total_count=None,
+            fetched_count=0,
+            rows=[],
+            pages=0,
+            requests=0,
+            retries=0,
+            attempts=1,
+            result_codes="",
+            source_url=_operation_url(base_url),
+            started_at=started,
+            finished_at=datetime.now(UTC),
+        )
     except Exception as exc:  # a bug must still leave a recorded (failed) load, and no key in text
         log.error("MFDS fetch stopped on an unexpected %s", type(exc).__name__)
         return FetchResult(

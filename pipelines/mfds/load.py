@@ -39,6 +39,7 @@ from pipelines.mfds.settings import (
 )
 from settings.config import Settings
 from settings.errors import ConfigError, DmfError
+from settings.interrupts import raise_held
 from settings.storage import write_failure
 from settings.url_policy import base_url_problem
 from settings.warehouse import table_exists
@@ -362,7 +363,9 @@ def load_day(
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it
         raise ConfigError(MISSING_KEY) from None
-    return write_load(settings, pipeline, source, results, as_of, load_id, service_key=service_key)
+    outcome = write_load(settings, pipeline, source, results, as_of, load_id, service_key=service_key)
+    raise_held()  # a fetch stopped by a signal or the deadline is recorded as failed; now the run stops
+    return outcome
 
 
 def write_load(

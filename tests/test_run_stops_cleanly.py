@@ -1,0 +1,260 @@
+"""A `dmf run` told to stop (SIGTERM, its deadline) or killed (`kill -9`) at each stage leaves
+nothing behind: no process of it, a free warehouse, the attempt recorded, and a next run that
+exits 0. Real `dmf run` processes against the simulator on loopback; each stage is reached by
+real means (a slow server, dbt's start-up, a report file that cannot be written yet, a webhook
+that does not answer, an `agy` that does not answer)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from conftest import SERVICE_KEY, START_DATE
+from dmf.lock import lock_path
+from fake_agy.support import FAKE_AGY
+from loopback import WebhookReceiver
+from scenarios import query
+from settings.config import load_settings
+
+pytestmark = pytest.mark.e2e  # runs dbt and whole days: the slow tier
+
+PROJECT = Path(__file__).resolve().parents[1]
+PREVIOUS_DAY, DAY = START_DATE.isoformat(), (START_DATE + timedelta(days=1)).isoformat()
+
+
+def environment(tmp_path: Path, base_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_", "FAKE_AGY"))}
+    env.update(
+        DMF_DUCKDB_PATH=str(tmp_path / "data" / "dmf.duckdb"),
+        DMF_STATE_DIR=str(tmp_path / "state"),
+        DMF_REPORTS_DIR=str(tmp_path / "reports"),
+        HOME=str(tmp_path / "home"),
+        DMF_AI_DISABLED="1",
+        DMF_LOCK_WAIT_S="0",
+        MFDS_API_BASE_URL=base_url,
+        MFDS_SERVICE_KEY=SERVICE_KEY,
+        PYTHONUNBUFFERED="1",
+        **extra,
+    )
+    return env
+
+
+class Run:
+    """`dmf run --as-of DAY` in its own process, its stdout collected line by line as it comes."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "dmf.cli", "run", "--as-of", DAY],
+            cwd=PROJECT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def wait_for(self, step: str, timeout_s: float = 120) -> None:
+        """Until the run printed the line of `step` (`D  load  …`), i.e. the next step began."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if any(line.startswith(f"{DAY}  {step}") for line in self.lines):
+                return
+            assert self.process.poll() is None, (self.lines, self.process.stderr.read())
+            time.sleep(0.05)
+        raise AssertionError(f"the run never printed its {step} line: {self.lines}")
+
+    def stop(self, how: signal.Signals) -> tuple[int, str]:
+        self.process.send_signal(how)
+        code = self.process.wait(timeout=60)
+        self._reader.join(timeout=10)
+        assert self.process.stderr is not None
+        return code, self.process.stderr.read()
+
+
+def wait_until(condition, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "State:\tZ" in status.read_text())
+
+
+def settings_of(tmp_path: Path):
+    return load_settings(
+        {
+            "DMF_DUCKDB_PATH": str(tmp_path / "data" / "dmf.duckdb"),
+            "DMF_STATE_DIR": str(tmp_path / "state"),
+            "DMF_REPORTS_DIR": str(tmp_path / "reports"),
+        }
+    )
+
+
+def assert_the_next_run_exits_0(env: dict[str, str], tmp_path: Path) -> None:
+    """The warehouse is free (the lock is taken at once: DMF_LOCK_WAIT_S=0) and the day completes."""
+    done = subprocess.run(
+        [sys.executable, "-m", "dmf.cli", "run", "--as-of", DAY],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdict = "select verdict from marts.dmf_day_decisions where as_of_date = ?"
+    assert query(settings_of(tmp_path), verdict, [DAY]) == [("accepted",)]
+
+
+def alerts(tmp_path: Path) -> list[tuple]:
+    return query(settings_of(tmp_path), "select kind, body from notify.alerts order by raised_at")
+
+
+@pytest.mark.fault("SIGTERM or the run's deadline during the load (a slow server)")
+@pytest.mark.parametrize("stop", ["SIGTERM", "deadline"])
+def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehouse(tmp_path, start_simulator, stop):
+    """stopped while a page is arriving: one line, a failed attempt recorded, the alert raised; the next run exits 0"""
+    server = start_simulator(day=START_DATE, faults="slow:30")
+    env = environment(tmp_path, server.base_url, **({"DMF_RUN_DEADLINE_S": "3"} if stop == "deadline" else {}))
+    run = Run(env)
+    wait_until(lambda: lock_path(tmp_path / "data" / "dmf.duckdb").is_file())
+    time.sleep(1.5)  # the first page is arriving
+    started = time.monotonic()
+    if stop == "SIGTERM":
+        code, err = run.stop(signal.SIGTERM)
+    else:
+        code, err = run.process.wait(timeout=60), run.process.stderr.read()
+    assert time.monotonic() - started < 20
+
+    cause = "SIGTERM" if stop == "SIGTERM" else "its deadline (DMF_RUN_DEADLINE_S = 3 s)"
+    assert code == 1 and err == f"dmf: stopped by {cause} during the load of {DAY}; " + (
+        "the load was not finished and nothing of it is used; the next run completes or discards what it stored "
+        "and fetches again.\n"
+    )
+    assert query(settings_of(tmp_path), "select fetch_status, reason from mfds_raw.load_runs") == [
+        ("failed", f"the fetch was stopped by {cause}")
+    ]
+    assert [kind for kind, _ in alerts(tmp_path)] == ["run_failed"]
+    assert "dmf run --as-of" in (tmp_path / "state" / "logs" / "dmf.log").read_text(encoding="utf-8")
+    server.set_faults(None)
+    env.pop("DMF_RUN_DEADLINE_S", None)
+    assert_the_next_run_exits_0(env, tmp_path)
+
+
+@pytest.mark.fault("SIGTERM during the build")
+def test_a_run_stopped_during_the_build_records_a_failed_build_and_the_next_run_builds_again(tmp_path, start_simulator):
+    """SIGTERM during dbt: one line, the build recorded as failed (nothing reads half-built marts), exit 1, then 0"""
+    server = start_simulator(day=START_DATE)
+    env = environment(tmp_path, server.base_url)
+    run = Run(env)
+    run.wait_for("load")
+    time.sleep(1.0)  # dbt is starting or building
+    code, err = run.stop(signal.SIGTERM)
+
+    assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the build of {DAY}; ") and err.count("\n") == 1
+    assert query(settings_of(tmp_path), "select success from mfds_raw.build_runs") == [(False,)]
+    assert [kind for kind, _ in alerts(tmp_path)] == ["run_failed"]
+    assert_the_next_run_exits_0(env, tmp_path)
+
+
+@pytest.mark.fault("SIGTERM during the report")
+def test_a_run_stopped_while_its_report_cannot_be_written_yet_ends_and_the_next_run_reports(tmp_path, start_simulator):
+    """SIGTERM while the report's file blocks (a FIFO nobody reads): one line naming the report stage; then exit 0"""
+    server = start_simulator(day=START_DATE)
+    env = environment(tmp_path, server.base_url)
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    fifo = reports / f"dmf_daily_{DAY.replace('-', '')}.xlsx.tmp"
+    os.mkfifo(fifo)
+    run = Run(env)
+    run.wait_for("enrich")
+    time.sleep(1.0)
+    code, err = run.stop(signal.SIGTERM)
+
+    assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the report of {DAY}; the day was built")
+    verdict = "select verdict from marts.dmf_day_decisions where as_of_date = ?"
+    assert query(settings_of(tmp_path), verdict, [DAY]) == [("accepted",)]
+    fifo.unlink(missing_ok=True)  # the report step removes its temporary file on the way out
+    assert_the_next_run_exits_0(env, tmp_path)
+
+
+@pytest.mark.fault("SIGTERM during notify (a webhook that does not answer)")
+def test_a_run_stopped_while_a_webhook_hangs_ends_within_its_bounds(tmp_path, start_simulator):
+    """SIGTERM while a webhook holds the delivery: one line naming notify; the alert tried once more, bounded"""
+    server = start_simulator(day=START_DATE)
+    with WebhookReceiver(delay=20) as hook:
+        env = environment(tmp_path, server.base_url, DMF_NOTIFY_URLS=hook.url("u", "p", "hook", rto="2"))
+        run = Run(env)
+        wait_until(lambda: hook.requests, timeout_s=120)
+        started = time.monotonic()
+        code, err = run.stop(signal.SIGTERM)
+        assert time.monotonic() - started < 30
+    assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the notify of {DAY}; the day was built"), err
+    env.pop("DMF_NOTIFY_URLS")
+    assert_the_next_run_exits_0(env, tmp_path)
+
+
+@pytest.mark.fault("SIGTERM or `kill -9` while agy is answering")
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_no_agy_outlives_its_run_whether_the_run_is_stopped_or_killed(tmp_path, start_simulator, how):
+    """agy never answers; the run gets SIGTERM or kill -9: agy is gone within seconds, the lock is free, then exit 0"""
+    server = start_simulator(day=START_DATE)
+    env = environment(tmp_path, server.base_url)
+    first = subprocess.run(  # the baseline day: nothing for agy to brief yet
+        [sys.executable, "-m", "dmf.cli", "run", "--as-of", PREVIOUS_DAY],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert first.returncode == 0, first.stderr
+    server.set_day(START_DATE + timedelta(days=1))
+    pidfile = tmp_path / "agy.pid"
+    state = tmp_path / "state"
+    (state / "agy.toml").write_text('[enrich]\nretry_backoff_seconds = 0\nprint_timeout = "120s"\n', encoding="utf-8")
+    env = environment(
+        tmp_path,
+        server.base_url,
+        DMF_AGY_BINARY=str(FAKE_AGY),
+        FAKE_AGY_MODE="timeout",
+        FAKE_AGY_SLEEP="120",
+        FAKE_AGY_PIDFILE=str(pidfile),
+    )
+    env.pop("DMF_AI_DISABLED")
+    run = Run(env)
+    wait_until(lambda: pidfile.is_file() and pidfile.read_text().strip(), timeout_s=180)
+    agy = int(pidfile.read_text().strip())
+    assert alive(agy)
+    code, err = run.stop(how)
+
+    wait_until(lambda: not alive(agy), timeout_s=15)
+    if how == signal.SIGTERM:
+        assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the enrich of {DAY}")
+    else:
+        assert code == -9
+    env["DMF_AI_DISABLED"] = "1"
+    assert_the_next_run_exits_0(env, tmp_path)

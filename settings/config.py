@@ -31,6 +31,10 @@ DEFAULT_MAX_LOAD_GAP_DAYS = 7
 # A run still going after an hour is stuck (a morning takes about a minute, the AI step
 # included); it stops as on SIGTERM, releasing the warehouse for the next one.
 DEFAULT_RUN_DEADLINE_S = 3600.0
+# The fetch's wall-clock bounds: a page (every byte: a read timeout restarts on each one) and the
+# whole list (a full load is about 19 pages and a minute).
+DEFAULT_PAGE_DEADLINE_S = 120.0
+DEFAULT_LOAD_DEADLINE_S = 1800.0
 # The registry has no DMF before the system began; an earlier date is a typo, not a replay.
 EARLIEST_AS_OF = date(2000, 1, 1)
 
@@ -51,6 +55,9 @@ class Settings:
     max_load_gap_days: int = DEFAULT_MAX_LOAD_GAP_DAYS
     # How long a command that holds the warehouse may run before it stops itself (0: no limit).
     run_deadline_s: float = DEFAULT_RUN_DEADLINE_S
+    # Wall-clock bounds of the fetch: one page (every byte of it), and the whole list.
+    page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S
+    load_deadline_s: float = DEFAULT_LOAD_DEADLINE_S
 
     def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> Settings:
         return dataclasses.replace(self, duckdb_path=duckdb_path, reports_dir=reports_dir, state_dir=state_dir)
@@ -78,7 +85,16 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         lock_wait_s=_seconds(env, "DMF_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S),
         max_load_gap_days=_days(env, "DMF_MAX_LOAD_GAP_DAYS", DEFAULT_MAX_LOAD_GAP_DAYS),
         run_deadline_s=_seconds(env, "DMF_RUN_DEADLINE_S", DEFAULT_RUN_DEADLINE_S),
+        page_deadline_s=_positive_seconds(env, "DMF_PAGE_DEADLINE_S", DEFAULT_PAGE_DEADLINE_S),
+        load_deadline_s=_positive_seconds(env, "DMF_LOAD_DEADLINE_S", DEFAULT_LOAD_DEADLINE_S),
     )
+
+
+def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    value = _seconds(env, name, default)
+    if value <= 0:
+        raise ConfigError(f"{name} must be a number of seconds above 0, not {env.get(name)!r}.")
+    return value
 
 
 def _days(env: Mapping[str, str], name: str, default: int) -> int:

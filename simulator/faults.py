@@ -16,9 +16,14 @@ permanent: it shapes every answer for as long as it is set.
 - ``http429:n@retry_after=s``   the next n requests answer 429 with ``Retry-After: s``.
 - ``slow:s[@times=n]``          each (or the next n) answers waits s seconds first.
 - ``drop:n``                     the next n requests are cut off without any answer.
+- ``drip:s``                     every answer's body is sent one byte every s seconds (a server
+                                 that never stalls long enough for a read timeout).
 - ``xml_code:c[@times=n]``       answer the portal's HTTP-200 XML error body with code c.
 - ``truncate_last_page[:k]``     the last page lacks its last k items (default: half of them).
 - ``total_count_shift[:d]``      pages after the first report totalCount + d (default 3).
+- ``total_count_scale:k``        every page reports k times the real totalCount (the items stay
+                                 real): a client that pages by the count would ask for k times
+                                 the pages.
 - ``duplicate_across_pages``     one record really is in the list twice (stable repeat).
 - ``duplicate_shifting``         a new record is inserted at the top after every page 1 (and the
                                  last one falls off), so a paging client sees one record twice
@@ -82,6 +87,8 @@ class Faults:
     permit_no_separator: str | None = None
     null_fields: tuple[str, ...] = ()
     oversized_page: bool = False
+    drip_s: float = 0.0
+    total_count_scale: int = 1
 
     @classmethod
     def parse(cls, spec: str | None) -> Faults:
@@ -144,6 +151,10 @@ class Faults:
             parts.append(f"null_field:{'+'.join(self.null_fields)}")
         if self.oversized_page:
             parts.append("oversized_page")
+        if self.drip_s:
+            parts.append(f"drip:{self.drip_s:g}")
+        if self.total_count_scale != 1:
+            parts.append(f"total_count_scale:{self.total_count_scale}")
         return ",".join(parts)
 
     def reshape_item(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -196,6 +207,12 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
     elif name == "slow":
         values["slow_s"] = float(arg) if arg else 1.0
         values["slow_times"] = _times(opts)
+    elif name == "drip":
+        values["drip_s"] = float(arg) if arg else 1.0
+    elif name == "total_count_scale":
+        values["total_count_scale"] = _count(arg, default=1000)
+        if values["total_count_scale"] < 1:
+            raise ValueError("the scale is a whole number of 1 or more")
     elif name == "xml_code":
         if not arg.isdigit():
             raise ValueError("give the portal code, e.g. xml_code:30")

@@ -197,7 +197,14 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        drip = self.state.faults.drip_s
+        if not drip:
+            self.wfile.write(body)
+            return
+        for index in range(len(body)):
+            self.wfile.write(body[index : index + 1])
+            self.wfile.flush()
+            time.sleep(drip)
 
     def _send_xml_error(self, code: str) -> None:
         self._send(200, error_xml(code), "text/xml;charset=UTF-8")
@@ -298,6 +305,7 @@ class _Handler(BaseHTTPRequestHandler):
         last_page = max(1, math.ceil(total / rows))
         if faults.total_count_shift and page_no >= 2:
             total += faults.total_count_shift
+        total *= faults.total_count_scale
         if faults.empty_page == page_no:
             page_items = []
         if faults.truncate_last_page is not None and page_no == last_page and page_items:

@@ -149,15 +149,17 @@ def mfds_source(
     on_result: Callable[[FetchResult], None] | None = None,
     allowed_hosts: Sequence[str] = (),
     known_versions: KnownVersions | None = None,
+    previous_total: int | None = None,
 ) -> Sequence[DltResource]:
     """The MFDS DMF list for the logical date `as_of`, as load `load_id`.
 
     `on_result` receives the `FetchResult` once the list has been fetched, so the caller can
     report the verdict without reading the warehouse back. `known_versions` looks up stored
-    row versions (see `item_resources`).
+    row versions (see `item_resources`). `previous_total`, the last accepted list's size, bounds
+    the totalCount the fetch believes (RetryPolicy.plausible_total).
     """
     fetch = _FetchOnce(
-        lambda: fetch_registry(mfds_api_base_url, mfds_service_key, retry_policy, allowed_hosts),
+        lambda: fetch_registry(mfds_api_base_url, mfds_service_key, retry_policy, allowed_hosts, previous_total),
         on_result,
     )
     return raw_resources(as_of, load_id, fetch, known_versions)

@@ -33,6 +33,7 @@ from pipelines.mfds.item_schema import KeyAudit, SchemaDrift
 from pipelines.mfds.settings import (
     CODE_ADVICE,
     COLUMN_NAMES,
+    MAX_PLAUSIBLE_TOTAL,
     OPERATION_PATH,
     RESULT_CODES,
     RETRYABLE_CODES,
@@ -97,6 +98,19 @@ class ApiError(Exception):
     def __init__(self, reason: str, *, code: str | None = None, retryable: bool = False) -> None:
         super().__init__(reason)
         self.reason, self.code, self.retryable = reason, code, retryable
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One HTTP answer read whole (its body decoded as httpx decodes it)."""
+
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+
+
+class PageDeadline(Exception):
+    """A page's body was still arriving at its deadline; the message says which and the setting."""
 
 
 @dataclass(frozen=True)
@@ -217,7 +231,9 @@ class MfdsClient:
         self.requests = 0
         self.retries = 0
         self.outcomes: Counter[str] = Counter()
-        timeout = httpx.Timeout(self.policy.read_timeout_s, connect=self.policy.connect_timeout_s)
+        self.load_deadline = time.monotonic() + self.policy.load_deadline_s
+        read_s = min(self.policy.read_timeout_s, self.policy.page_deadline_s)
+        timeout = httpx.Timeout(read_s, connect=min(self.policy.connect_timeout_s, self.policy.page_deadline_s))
         self._http = httpx.Client(timeout=timeout, follow_redirects=False, headers={"Accept": "application/json"})
 
     def close(self) -> None:
@@ -236,12 +252,15 @@ class MfdsClient:
         failure = "the MFDS API could not be reached"
         for attempt in range(policy.max_retries + 1):
             delay = policy.backoff_s(attempt + 1)
+            self._check_load_deadline(page_no)
             self.requests += 1
             try:
-                response = self._http.get(self.url, params=params)
+                response = self._get(params, page_no)
             except (httpx.InvalidURL, httpx.UnsupportedProtocol):
                 self.outcomes["bad_url"] += 1
                 raise ApiError("the MFDS API base URL cannot be used; check MFDS_API_BASE_URL") from None
+            except PageDeadline as late:
+                failure = str(late)
             except httpx.TimeoutException:
                 self.outcomes["timeout"] += 1
                 failure = "the MFDS API did not answer in time"
@@ -275,9 +294,33 @@ class MfdsClient:
             if attempt < policy.max_retries:
                 self.retries += 1
                 log.info("MFDS page %d: %s; retry %d in %.2fs", page_no, failure, attempt + 1, delay)
-                self._sleep(delay)
+                self._sleep(min(delay, max(0.0, self.load_deadline - time.monotonic())))
         tries = policy.max_retries + 1
         raise ApiError(f"{failure} (page {page_no}, {tries} tries)", retryable=False)
+
+    def _check_load_deadline(self, page_no: int) -> None:
+        if time.monotonic() >= self.load_deadline:
+            raise ApiError(
+                f"the load was still going after {self.policy.load_deadline_s:g} s, at page {page_no} "
+                "(DMF_LOAD_DEADLINE_S)"
+            )
+
+    def _get(self, params: dict[str, str], page_no: int) -> Answer:
+        """One request, its whole body read within the page's deadline (and the load's): httpx's
+        read timeout restarts on every byte, so a dripping server is cut off by the clock here.
+        A page past its deadline is a timeout like any other (retried within the load's bound)."""
+        deadline = min(time.monotonic() + self.policy.page_deadline_s, self.load_deadline)
+        with self._http.stream("GET", self.url, params=params) as response:
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if time.monotonic() > deadline:
+                    self.outcomes["page_deadline"] += 1
+                    raise PageDeadline(
+                        f"page {page_no} was still arriving after {self.policy.page_deadline_s:g} s "
+                        "(DMF_PAGE_DEADLINE_S)"
+                    )
+            return Answer(response.status_code, response.headers, bytes(body))
 
 
 def _retry_after_s(value: str | None) -> float | None:
@@ -309,6 +352,7 @@ class ListPass:
     problem: str | None = None
     error: ApiError | None = None
     audit: KeyAudit = field(default_factory=KeyAudit)
+    implausible: bool = False  # the count was refused before paging: another pass would ask the same
 
     @property
     def total_count(self) -> int | None:
@@ -327,7 +371,9 @@ def identity(item: dict[str, Any]) -> Identity:
     return tuple(item.get(name) for name in SOURCE_FIELDS)
 
 
-def fetch_pass(client: MfdsClient, page_size: int) -> ListPass:
+def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PLAUSIBLE_TOTAL) -> ListPass:
+    """One walk over the pages. It asks for no more pages than `plausible_total` records fill, and
+    stops at the first empty page: a count that lies is never a storm of requests."""
     result = ListPass()
     page_no, last_page = 1, 1
     while page_no <= last_page:
@@ -343,6 +389,14 @@ def fetch_pass(client: MfdsClient, page_size: int) -> ListPass:
             if page.total_count is None:
                 result.problem = "the MFDS API did not report a totalCount"
                 return result
+            if page.total_count > plausible_total:
+                result.implausible = True
+                result.problem = (
+                    f"the MFDS API reported {_fmt(page.total_count)} records, more than the {_fmt(plausible_total)} "
+                    "it can plausibly hold (twice the last accepted list); refused after page 1 instead of asking "
+                    f"for {_fmt(math.ceil(page.total_count / page_size))} pages"
+                )
+                return result
             last_page = max(1, math.ceil(page.total_count / page_size))
         start = (page_no - 1) * page_size
         for index, item in enumerate(page.items):
@@ -351,6 +405,7 @@ def fetch_pass(client: MfdsClient, page_size: int) -> ListPass:
             result.problem = result.problem or (
                 f"page {page_no} came back empty although the API reported {_fmt(result.total_count)} records"
             )
+            return result  # the pages after an empty one are not asked for: the count cannot be trusted
         page_no += 1
     counts = {count for count in result.total_counts}
     if len(counts) > 1:
@@ -416,6 +471,7 @@ def fetch_registry(
     service_key: str,
     policy: RetryPolicy | None = None,
     allowed_hosts: Iterable[str] = (),
+    previous_total: int | None = None,
 ) -> FetchResult:
     """Fetch the whole list and judge it; API and data problems come back as the status.
 
@@ -441,7 +497,7 @@ def fetch_registry(
             finished_at=datetime.now(UTC),
         )
     try:
-        return _fetch_registry(base_url, service_key, policy, started)
+        return _fetch_registry(base_url, service_key, policy, started, policy.plausible_total(previous_total))
     except RunInterrupted as stopped:  # recorded as a failed attempt first; load_day stops the run after
         hold(stopped)
         return FetchResult(
@@ -489,7 +545,9 @@ def is_usable_base_url(base_url: str, allowed_hosts: Iterable[str] = ()) -> bool
     return base_url_problem(base_url, allowed_hosts) is None
 
 
-def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, started: datetime) -> FetchResult:
+def _fetch_registry(
+    base_url: str, service_key: str, policy: RetryPolicy, started: datetime, plausible_total: int
+) -> FetchResult:
     with MfdsClient(base_url, service_key, policy) as client:
         status, reason = "incomplete", None
         previous: dict[Identity, tuple[int, ...]] | None = None
@@ -498,9 +556,13 @@ def _fetch_registry(base_url: str, service_key: str, policy: RetryPolicy, starte
         keys = (service_key, decode_service_key(service_key))  # never in any text we keep
         attempts = 0
         for attempts in range(1, policy.max_list_attempts + 1):
-            current = fetch_pass(client, policy.page_size)
+            current = fetch_pass(client, policy.page_size, plausible_total)
             if current.error is not None:
                 status, reason = "failed", current.error.reason
+                break
+            if current.implausible:
+                reason = current.problem
+                log.warning("MFDS list pass %d: %s", attempts, reason)
                 break
             drift = current.audit.drift()
             if drift is not None:  # renamed keys map to all-null records: never complete

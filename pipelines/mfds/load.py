@@ -145,6 +145,27 @@ def published_load(settings: Settings, as_of: date) -> str | None:
     return row[0] if row else None
 
 
+def last_accepted_total(settings: Settings) -> int | None:
+    """The totalCount of the latest accepted load (the latest complete one before any build)."""
+    if not settings.duckdb_path.is_file():
+        return None
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if table_exists(con, "marts", "dmf_loads"):
+            row = con.execute(
+                "select total_count from marts.dmf_loads where verdict = 'accepted' "
+                "order by as_of_date desc, attempt_order desc limit 1"
+            ).fetchone()
+            if row:
+                return row[0]
+        if not table_exists(con, DATASET_NAME, RUNS_TABLE):
+            return None
+        row = con.execute(
+            f"select total_count from {DATASET_NAME}.{RUNS_TABLE} where fetch_status = 'complete' "
+            "order by as_of_date desc, finished_at desc limit 1"
+        ).fetchone()
+    return row[0] if row else None
+
+
 def next_attempt_seq(settings: Settings) -> int:
     """The place of the next load attempt in the warehouse's order of attempts.
 
@@ -355,10 +376,12 @@ def load_day(
             as_of=as_of,
             load_id=load_id,
             mfds_api_base_url=settings.api_base_url,
-            retry_policy=retry_policy,
+            retry_policy=retry_policy
+            or RetryPolicy(page_deadline_s=settings.page_deadline_s, load_deadline_s=settings.load_deadline_s),
             on_result=results.append,
             allowed_hosts=settings.api_allowed_hosts,
             known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes),
+            previous_total=last_accepted_total(settings),
             **key_args,
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from settings.config import MFDS_OPERATION_PATH
+from settings.config import DEFAULT_LOAD_DEADLINE_S, DEFAULT_PAGE_DEADLINE_S, MFDS_OPERATION_PATH
 from settings.warehouse import RAW_DATASET
 
 OPERATION_PATH = MFDS_OPERATION_PATH
 PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
+# The real list holds about 9,200 registrations (2026); a first load believes a count up to this.
+MAX_PLAUSIBLE_TOTAL = 200_000
 
 PIPELINE_NAME = "mfds_dmf"
 DATASET_NAME = RAW_DATASET
@@ -92,6 +94,18 @@ class RetryPolicy:
     read_timeout_s: float = 60.0
     max_list_attempts: int = 3  # whole-list fetches when the list looks incomplete or moved
     page_size: int = PAGE_SIZE
+    # Wall-clock bounds (a read timeout restarts on every byte: a server that drips one byte a
+    # second would hold a page for days). Settings DMF_PAGE_DEADLINE_S and DMF_LOAD_DEADLINE_S.
+    page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S  # one page, every byte of it, each try
+    load_deadline_s: float = DEFAULT_LOAD_DEADLINE_S  # the whole fetch: every page, retry and pass
+
+    def plausible_total(self, previous_total: int | None) -> int:
+        """The largest totalCount a load believes before paging: twice the last accepted list (or
+        1,000 more, for a small one), or MAX_PLAUSIBLE_TOTAL when there is none. A larger count is
+        a rejection after page 1, never thousands of requests against a key allowed 10,000 a day."""
+        if previous_total is None:
+            return MAX_PLAUSIBLE_TOTAL
+        return max(2 * previous_total, previous_total + 1000)
 
     def backoff_s(self, retry: int) -> float:
         return min(self.max_delay_s, self.base_delay_s * 2 ** max(0, retry - 1))

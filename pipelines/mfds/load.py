@@ -8,10 +8,12 @@ already has a complete load is skipped without calling the API unless `force=Tru
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import dlt
 import duckdb
@@ -101,16 +103,42 @@ def new_load_id(now: datetime | None = None) -> str:
 
 
 def mfds_pipeline(settings: Settings) -> dlt.Pipeline:
-    """The dlt pipeline; its working dir lives under the project's state dir, not in ~/.dlt."""
+    """The dlt pipeline; its working dir lives under the project's state dir, not in ~/.dlt.
+
+    The working dir is derivable: dlt keeps its state and schema in the warehouse too and syncs
+    them back (sync_destination). So a working dir that cannot be read (a file cut short by a
+    full disk, a corrupted state.json) is moved aside with one log line naming the file, and the
+    run goes on with a fresh one, instead of failing every morning on a JSONDecodeError.
+    """
     settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
     pipelines_dir = settings.state_dir / "dlt"
     pipelines_dir.mkdir(parents=True, exist_ok=True)
+    _set_aside_if_unreadable(pipelines_dir / PIPELINE_NAME)
     return dlt.pipeline(
         pipeline_name=PIPELINE_NAME,
         pipelines_dir=str(pipelines_dir),
         destination=dlt.destinations.duckdb(str(settings.duckdb_path)),
         dataset_name=DATASET_NAME,
     )
+
+
+def _set_aside_if_unreadable(working_dir: Path) -> None:
+    # what dlt reads back as JSON when it opens the pipeline: its state and its stored schemas
+    kept = [working_dir / "state.json", *sorted((working_dir / "schemas").glob("*.json"))]
+    for path in (path for path in kept if path.is_file()):
+        try:
+            json.loads(path.read_bytes())
+        except (ValueError, OSError) as error:
+            aside = working_dir.with_name(f"{working_dir.name}.unreadable-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
+            working_dir.rename(aside)
+            log.warning(
+                "dlt's working state %s could not be read (%s); it is rebuilt from the warehouse, and the "
+                "unreadable copy was moved to %s",
+                path,
+                str(error).splitlines()[0][:160],
+                aside,
+            )
+            return
 
 
 def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:

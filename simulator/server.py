@@ -210,7 +210,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, error_xml(code), "text/xml;charset=UTF-8")
 
     def _send_json(self, payload: Any, status: int = 200) -> None:
-        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        try:
+            body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate travels as JSON's \ud800 escape, as a real API sends it
+            body = json.dumps(payload, ensure_ascii=True).encode("ascii")
         self._send(status, body, "application/json;charset=UTF-8")
 
     def _control_allowed(self) -> bool:

@@ -155,7 +155,8 @@ def _items_of(raw: Any) -> list[Any]:
 
 def parse_page(content: bytes, page_no: int) -> Page:
     """One answer of getMdcDmfList01 as a `Page`, or an `ApiError` naming the portal code."""
-    text = content.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    # bytes that are not UTF-8 are kept (surrogateescape), to be stored escaped, never replaced
+    text = content.decode("utf-8", errors="surrogateescape").lstrip("\ufeff \t\r\n")
     if text.startswith("<"):
         return _parse_xml(text, page_no)
     try:
@@ -199,7 +200,8 @@ def _page(page_no: int, total_count: int | None, raw_items: list[Any]) -> Page:
 
 
 def _item(raw: Any) -> dict[str, Any]:
-    """The 9 fields exactly as received (values untouched; keys matched case-insensitively)."""
+    """The 9 fields exactly as received (values untouched but for `storable`; keys matched
+    case-insensitively)."""
     if not isinstance(raw, dict):
         raise ApiError("the MFDS API sent an item that is not an object", retryable=True)
     upper = {str(key).upper(): value for key, value in raw.items()}
@@ -208,8 +210,37 @@ def _item(raw: Any) -> dict[str, Any]:
         value = upper.get(name)
         if value is not None and not isinstance(value, str):
             value = str(value) if isinstance(value, (int, float)) else json.dumps(value, ensure_ascii=False)
-        item[name] = value
+        item[name] = storable(value)
     return item
+
+
+# Marks a raw value stored escaped. Any value that begins with it is escaped too, so a stored value
+# that begins with it is always an escape and `received` is exact.
+ESCAPE_MARK = "\u241b"  # ␛ SYMBOL FOR ESCAPE
+
+
+def storable(value: str | None) -> str | None:
+    """A received value as the warehouse can hold it. Text DuckDB cannot store (a lone surrogate
+    such as \\ud800, a NUL, bytes that were not UTF-8, kept as surrogateescape) is stored as
+    ESCAPE_MARK + its ASCII JSON string, so one bad record is judged like any other instead of
+    failing every load; `received` gives the value back exactly. Other values are untouched (and
+    their row hashes with them)."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+        clean = "\x00" not in value and not value.startswith(ESCAPE_MARK)
+    except UnicodeEncodeError:
+        clean = False
+    return value if clean else ESCAPE_MARK + json.dumps(value, ensure_ascii=True)
+
+
+def received(stored: str | None) -> str | None:
+    """The value as the API sent it, from what `storable` stored (bytes that were not UTF-8 come
+    back as surrogateescape: `.encode("utf-8", "surrogateescape")` gives the bytes)."""
+    if stored is None or not stored.startswith(ESCAPE_MARK):
+        return stored
+    return json.loads(stored[len(ESCAPE_MARK) :])
 
 
 # -- one request, retried ---------------------------------------------------------------------

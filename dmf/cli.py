@@ -26,8 +26,10 @@ log = logging.getLogger("dmf")
 # Commands that write the warehouse (or read it while others may write): one at a time per
 # warehouse, through dmf.lock. A new command opts in by adding its name here.
 LOCKED_COMMANDS = frozenset(
-    {"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load", "notify"}
+    {"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load", "notify", "restore"}
 )
+# Commands that never open the warehouse, or rebuild it (restore), or make their own (demo).
+NO_DAMAGE_CHECK = frozenset({"sim", "doctor", "seeds", "restore", "demo"})
 # Live loads: the API serves only today's list, so they cannot go back before the latest load.
 LIVE_LOAD_COMMANDS = frozenset({"run", "load"})
 # Commands that need no warehouse or report directory of their own.
@@ -128,6 +130,11 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also import days before the latest load (changes published days; prints which and how)",
     )
+
+    restore = commands.add_parser(
+        "restore", help="rebuild the warehouse from a backup (the newest by default); the current file is kept"
+    )
+    restore.add_argument("copy", nargs="?", default=None, metavar="COPY", help="a backup folder (default: the newest)")
 
     seeds = commands.add_parser("seeds", help="check the analysts' seed CSVs (file, line, value, what is allowed)")
     seeds.add_argument("action", choices=["check"])
@@ -263,6 +270,12 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf.backfill import backfill
 
         return backfill(settings, Path(args.path), insert_before_published=args.insert_before_published)
+    if args.command == "restore":
+        from pathlib import Path
+
+        from dmf.backup import restore
+
+        return restore(settings, Path(args.copy) if args.copy else None)
     if args.command in ("accept-load", "reject-load"):
         from dmf.decisions import decide_load
 
@@ -398,6 +411,12 @@ def _command_line(args: argparse.Namespace) -> str:
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
     _validate(args, settings)
+    if args.command not in NO_DAMAGE_CHECK:
+        from dmf.backup import warehouse_problem
+
+        damage = warehouse_problem(settings.duckdb_path, settings.backup_dir)
+        if damage:
+            raise DmfError(damage)
     if args.command not in LOCKED_COMMANDS:
         return dispatch(args, settings)
     from dmf.lock import warehouse_lock
@@ -463,6 +482,12 @@ def main(argv: list[str] | None = None) -> int:
         disk = write_failure(error, settings)
         if disk:
             print(f"dmf: {_scrub(disk)}", file=sys.stderr)
+            return 1
+        from dmf.backup import warehouse_problem
+
+        damage = warehouse_problem(settings.duckdb_path, settings.backup_dir, error)
+        if damage:  # a damaged block the check before the run could not see
+            print(f"dmf: {damage}", file=sys.stderr)
             return 1
         print(
             f"dmf: unexpected {type(error).__name__}: {_scrub(str(error)).splitlines()[0] if str(error) else ''} "

@@ -102,10 +102,15 @@ def check_api(
     )
 
 
-def check_warehouse(duckdb_path: Path) -> list[SetupCheck]:
-    """Readable, built (the marts exist), and the last load's verdict (a rejection is a warning)."""
+def check_warehouse(duckdb_path: Path, backup_dir: Path | None = None) -> list[SetupCheck]:
+    """Readable, whole, built (the marts exist), and the last load's verdict (a rejection is a warning)."""
+    from dmf.backup import warehouse_problem
+
     if not duckdb_path.is_file():
         return [SetupCheck("warehouse", BAD, f"no warehouse at {duckdb_path}: run `dmf run` (or `dmf demo` to try).")]
+    damage = warehouse_problem(duckdb_path, backup_dir or duckdb_path.parent / "backups")
+    if damage:
+        return [SetupCheck("warehouse", BAD, damage)]
     try:
         with duckdb.connect(str(duckdb_path), read_only=True) as con:
             tables = {
@@ -161,7 +166,7 @@ def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY)
         check_service_key(key),
         check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ()))),
     ]
-    checks += check_warehouse(settings.duckdb_path)
+    checks += check_warehouse(settings.duckdb_path, settings.backup_dir)
     checks.append(check_reports_dir(settings.reports_dir))
     ai_checks = run_doctor(settings)
     agy_missing = any(check.name == "agy_binary" and check.message.startswith(AGY_NOT_FOUND) for check in ai_checks)
@@ -169,4 +174,22 @@ def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY)
     for check in ai_checks:
         level = OK if check.ok else (WARN if check.name in warnings else BAD)
         checks.append(SetupCheck(check.name, level, check.message))
+    checks.append(check_backups(settings))
     return checks
+
+
+def check_backups(settings: Settings) -> SetupCheck:
+    """The copies of what the API cannot give again: none after accepted days is a warning."""
+    from dmf.backup import copies
+
+    found = copies(settings.backup_dir)
+    if not found:
+        return SetupCheck(
+            "backups",
+            WARN,
+            f"no backup in {settings.backup_dir} yet: `dmf run` takes one after each accepted day "
+            "(DMF_BACKUP_DIR; a failed one is in state/logs/dmf.log).",
+        )
+    return SetupCheck(
+        "backups", OK, f"{len(found)} backup(s) in {settings.backup_dir}, the newest {found[0].path.name}."
+    )

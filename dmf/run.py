@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 
+from dmf.backup import back_up_after_run
 from dmf.build import build
 from settings.config import Settings
 from settings.errors import DmfError
@@ -75,6 +76,9 @@ def run_day(
             from reports.daily import render_daily
 
             render_daily(settings, as_of)
+        if outcome.verdict == "accepted":  # what the API can never give again, copied under the lock
+            stage.name = "backup"
+            echo(f"{as_of}  backup  {back_up_after_run(settings, as_of)}")
     except (Exception, RunInterrupted) as error:
         if isinstance(error, RunInterrupted):
             error.stage = error.stage or stage.name

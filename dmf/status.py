@@ -177,8 +177,12 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
             first_load, latest = con.execute("select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()
             unbuilt = _unbuilt_dates(con)
     except duckdb.Error as exc:
+        from dmf.backup import warehouse_problem
+
+        damage = warehouse_problem(settings.duckdb_path, settings.backup_dir)
         raise DmfError(
-            f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
+            damage
+            or f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
             "is another dmf command writing it?"
         ) from None
     seoul_today = today_in_seoul()

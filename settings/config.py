@@ -55,12 +55,19 @@ class Settings:
     max_load_gap_days: int = DEFAULT_MAX_LOAD_GAP_DAYS
     # How long a command that holds the warehouse may run before it stops itself (0: no limit).
     run_deadline_s: float = DEFAULT_RUN_DEADLINE_S
+    # Where the copies of the raw layer go after each accepted morning, and how many are kept.
+    backup_dir: Path = Path("state/backups")
+    backup_keep: int = 7
     # Wall-clock bounds of the fetch: one page (every byte of it), and the whole list.
     page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S
     load_deadline_s: float = DEFAULT_LOAD_DEADLINE_S
 
     def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> Settings:
-        return dataclasses.replace(self, duckdb_path=duckdb_path, reports_dir=reports_dir, state_dir=state_dir)
+        """Another warehouse, reports and state; the backups move with the state unless set apart."""
+        backups = state_dir / "backups" if self.backup_dir == self.state_dir / "backups" else self.backup_dir
+        return dataclasses.replace(
+            self, duckdb_path=duckdb_path, reports_dir=reports_dir, state_dir=state_dir, backup_dir=backups
+        )
 
 
 def _path(env: Mapping[str, str], name: str, default: str) -> Path:
@@ -72,11 +79,12 @@ def _path(env: Mapping[str, str], name: str, default: str) -> Path:
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
+    state_dir = _path(env, "DMF_STATE_DIR", "state")
     return Settings(
         project_dir=PROJECT_DIR,
         duckdb_path=_path(env, "DMF_DUCKDB_PATH", "data/dmf.duckdb"),
         reports_dir=_path(env, "DMF_REPORTS_DIR", "reports/out"),
-        state_dir=_path(env, "DMF_STATE_DIR", "state"),
+        state_dir=state_dir,
         api_base_url=(env.get("MFDS_API_BASE_URL") or DEFAULT_API_BASE_URL).rstrip("/"),
         agy_binary=env.get("DMF_AGY_BINARY") or None,
         api_allowed_hosts=tuple(
@@ -87,6 +95,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         run_deadline_s=_seconds(env, "DMF_RUN_DEADLINE_S", DEFAULT_RUN_DEADLINE_S),
         page_deadline_s=_positive_seconds(env, "DMF_PAGE_DEADLINE_S", DEFAULT_PAGE_DEADLINE_S),
         load_deadline_s=_positive_seconds(env, "DMF_LOAD_DEADLINE_S", DEFAULT_LOAD_DEADLINE_S),
+        backup_dir=Path(env["DMF_BACKUP_DIR"]).expanduser().resolve()
+        if env.get("DMF_BACKUP_DIR")
+        else state_dir / "backups",
+        backup_keep=_days(env, "DMF_BACKUP_KEEP", 7),
     )
 
 
@@ -98,11 +110,12 @@ def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> floa
 
 
 def _days(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number of 1 or more (days, or copies)."""
     raw = env.get(name, "").strip()
     if not raw:
         return default
     if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"{name} must be a whole number of days (1 or more), not {raw!r}.")
+        raise ConfigError(f"{name} must be a whole number (1 or more), not {raw!r}.")
     return int(raw)
 
 

@@ -25,6 +25,7 @@ AFTERMATH = {
     "enrich": "the day was built and its verdict stands; `dmf report --as-of D` renders its report",
     "report": "the day was built and its verdict stands; `dmf report --as-of D` renders its report",
     "notify": "the day was built and reported; `dmf notify --as-of D` sends what was not sent",
+    "backup": "the day was built, reported and sent; its backup was not finished and the next accepted run takes one",
 }
 
 

@@ -258,3 +258,41 @@ def test_no_agy_outlives_its_run_whether_the_run_is_stopped_or_killed(tmp_path, 
         assert code == -9
     env["DMF_AI_DISABLED"] = "1"
     assert_the_next_run_exits_0(env, tmp_path)
+
+
+@pytest.mark.fault("`kill -9` during the build")
+def test_a_run_killed_during_the_build_leaves_a_free_warehouse_and_its_load_for_the_next_run(tmp_path, start_simulator):
+    """kill -9 during dbt: no process left, the lock free, the stored load shown as not built; the next run exits 0"""
+    server = start_simulator(day=START_DATE)
+    env = environment(tmp_path, server.base_url)
+    run = Run(env)
+    run.wait_for("load")
+    time.sleep(1.0)
+    code, _ = run.stop(signal.SIGKILL)
+
+    assert code == -9 and not alive(run.process.pid)
+    settings = settings_of(tmp_path)
+    assert query(settings, "select fetch_status from mfds_raw.load_runs") == [("complete",)]
+    assert_the_next_run_exits_0(env, tmp_path)
+
+
+@pytest.mark.fault("a server that sends one byte at a time")
+def test_dmf_run_against_a_dripping_server_ends_within_its_deadline_with_its_line(tmp_path, start_simulator):
+    """`dmf run` against a server dripping one byte at a time: exit 1 within the load deadline, the line names it"""
+    server = start_simulator(day=START_DATE, faults="drip:0.05")
+    env = environment(tmp_path, server.base_url, DMF_PAGE_DEADLINE_S="1", DMF_LOAD_DEADLINE_S="3")
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "dmf.cli", "run", "--as-of", DAY],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert "the load was still going after 3 s" in done.stdout and "(DMF_LOAD_DEADLINE_S)" in done.stdout
+    assert f"{DAY}  REJECTED  failed: " in done.stdout
+    load_s = query(settings_of(tmp_path), "select duration_s from mfds_raw.load_runs")[0][0]
+    assert load_s < 6, load_s
+    assert time.monotonic() - started < 120  # the load's bound, then a build of the rejected day

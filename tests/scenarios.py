@@ -46,3 +46,45 @@ def run_days(settings: Settings, source, days: Sequence[tuple[date, str | None]]
 def query(settings: Settings, sql: str, params: Sequence = ()) -> list[tuple]:
     with duckdb.connect(str(settings.duckdb_path)) as con:
         return con.execute(sql, list(params)).fetchall()
+
+
+def point_dmf_at(monkeypatch, root, **extra: str) -> None:
+    """`dmf`'s command line (dmf.cli.main) pointed at the warehouse, reports and state under
+    `root`, as cron's environment would, with the AI off and the test's service key."""
+    from conftest import SERVICE_KEY
+
+    values = {
+        "DMF_DUCKDB_PATH": root / "dmf.duckdb",
+        "DMF_REPORTS_DIR": root / "reports",
+        "DMF_STATE_DIR": root / "state",
+        "DMF_AI_DISABLED": "1",
+        "MFDS_SERVICE_KEY": SERVICE_KEY,
+        **extra,
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, str(value))
+    for name in ("DMF_NOTIFY_URLS", "DMF_LOCK_WAIT_S", "DMF_MAX_LOAD_GAP_DAYS", "DMF_BACKUP_DIR"):
+        if name not in values:
+            monkeypatch.delenv(name, raising=False)
+
+
+def dmf_process_env(tmp_path, base_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a `dmf` child process (cron's): this machine's, less any MFDS_, DMF_ or
+    fake agy setting, with the warehouse, reports, state and home under `tmp_path`, the AI off
+    and the simulator at `base_url`."""
+    import os
+
+    from conftest import SERVICE_KEY
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_", "FAKE_AGY"))}
+    env.update(
+        DMF_DUCKDB_PATH=str(tmp_path / "data" / "dmf.duckdb"),
+        DMF_STATE_DIR=str(tmp_path / "state"),
+        DMF_REPORTS_DIR=str(tmp_path / "reports"),
+        HOME=str(tmp_path / "home"),
+        DMF_AI_DISABLED="1",
+        MFDS_API_BASE_URL=base_url,
+        MFDS_SERVICE_KEY=SERVICE_KEY,
+        **extra,
+    )
+    return env

@@ -17,7 +17,7 @@ import pytest
 from conftest import SERVICE_KEY, read_jsonl
 from dmf.backup import copies
 from dmf.cli import main
-from scenarios import DaysSource, query, run_days
+from scenarios import DaysSource, point_dmf_at, query, run_days
 from settings.config import Settings, load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt and whole days: the slow tier
@@ -57,15 +57,7 @@ def history(real_data_dir, tmp_path_factory) -> Path:
 def warehouse(history, tmp_path, monkeypatch) -> Settings:
     root = tmp_path / "copy"
     shutil.copytree(history, root)
-    for name, value in {
-        "DMF_DUCKDB_PATH": root / "dmf.duckdb",
-        "DMF_REPORTS_DIR": root / "reports",
-        "DMF_STATE_DIR": root / "state",
-        "DMF_AI_DISABLED": "1",
-        "MFDS_SERVICE_KEY": SERVICE_KEY,
-    }.items():
-        monkeypatch.setenv(name, str(value))
-    monkeypatch.delenv("DMF_BACKUP_DIR", raising=False)
+    point_dmf_at(monkeypatch, root)
     return settings_in(root)
 
 

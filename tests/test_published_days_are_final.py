@@ -29,7 +29,7 @@ from dmf.build import build, loads_since_last_good_build
 from dmf.cli import main
 from dmf.status import day_statuses
 from fake_agy.support import FAKE_AGY
-from scenarios import run_days
+from scenarios import point_dmf_at, run_days
 from settings.config import Settings, load_settings
 from simulator.server import SimulatorServer
 
@@ -103,17 +103,7 @@ def warehouse(history, tmp_path, monkeypatch, server) -> Settings:
     """A copy of the history, with `dmf` pointed at it and at the simulator, as cron would run it."""
     root = tmp_path / "copy"
     shutil.copytree(history, root)
-    for name, value in {
-        "DMF_DUCKDB_PATH": root / "dmf.duckdb",
-        "DMF_REPORTS_DIR": root / "reports",
-        "DMF_STATE_DIR": root / "state",
-        "MFDS_API_BASE_URL": server.base_url,
-        "MFDS_SERVICE_KEY": SERVICE_KEY,
-        "DMF_AI_DISABLED": "1",
-    }.items():
-        monkeypatch.setenv(name, str(value))
-    for name in ("DMF_NOTIFY_URLS", "DMF_LOCK_WAIT_S", "DMF_MAX_LOAD_GAP_DAYS"):
-        monkeypatch.delenv(name, raising=False)
+    point_dmf_at(monkeypatch, root, MFDS_API_BASE_URL=server.base_url)
     return dataclasses.replace(settings_in(root), api_base_url=server.base_url)
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import SERVICE_KEY, START_DATE, small_registry
 from dmf.lock import lock_path
-from scenarios import query
+from scenarios import dmf_process_env, query
 from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
@@ -29,18 +29,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 
 
 def _env(tmp_path: Path, base_url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_", "FAKE_AGY"))}
-    env.update(
-        DMF_DUCKDB_PATH=str(tmp_path / "data" / "dmf.duckdb"),
-        DMF_STATE_DIR=str(tmp_path / "state"),
-        DMF_REPORTS_DIR=str(tmp_path / "reports"),
-        HOME=str(tmp_path / "home"),
-        DMF_AI_DISABLED="1",
-        MFDS_API_BASE_URL=base_url,
-        MFDS_SERVICE_KEY=SERVICE_KEY,
-        **extra,
-    )
-    return env
+    return dmf_process_env(tmp_path, base_url, **extra)
 
 
 def _start(env: dict[str, str], *args: str) -> subprocess.Popen:

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SERVICE_KEY, START_DATE
+from conftest import START_DATE
 from dmf.lock import lock_path
 from fake_agy.support import FAKE_AGY
 from loopback import WebhookReceiver
-from scenarios import query
+from scenarios import dmf_process_env, query
 from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt and whole days: the slow tier
@@ -31,20 +31,8 @@ PREVIOUS_DAY, DAY = START_DATE.isoformat(), (START_DATE + timedelta(days=1)).iso
 
 
 def environment(tmp_path: Path, base_url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_", "FAKE_AGY"))}
-    env.update(
-        DMF_DUCKDB_PATH=str(tmp_path / "data" / "dmf.duckdb"),
-        DMF_STATE_DIR=str(tmp_path / "state"),
-        DMF_REPORTS_DIR=str(tmp_path / "reports"),
-        HOME=str(tmp_path / "home"),
-        DMF_AI_DISABLED="1",
-        DMF_LOCK_WAIT_S="0",
-        MFDS_API_BASE_URL=base_url,
-        MFDS_SERVICE_KEY=SERVICE_KEY,
-        PYTHONUNBUFFERED="1",
-        **extra,
-    )
-    return env
+    """A `dmf` child's environment that never waits for the lock and prints each line at once."""
+    return dmf_process_env(tmp_path, base_url, **{"DMF_LOCK_WAIT_S": "0", "PYTHONUNBUFFERED": "1", **extra})
 
 
 class Run:
@@ -114,16 +102,20 @@ def settings_of(tmp_path: Path):
     )
 
 
-def assert_the_next_run_exits_0(env: dict[str, str], tmp_path: Path) -> None:
-    """The warehouse is free (the lock is taken at once: DMF_LOCK_WAIT_S=0) and the day completes."""
-    done = subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "run", "--as-of", DAY],
+def run_to_the_end(env: dict[str, str], day: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "dmf.cli", "run", "--as-of", day],
         cwd=PROJECT,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def assert_the_next_run_exits_0(env: dict[str, str], tmp_path: Path) -> None:
+    """The warehouse is free (the lock is taken at once: DMF_LOCK_WAIT_S=0) and the day completes."""
+    done = run_to_the_end(env, DAY)
     assert done.returncode == 0, done.stdout + done.stderr
     verdict = "select verdict from marts.dmf_day_decisions where as_of_date = ?"
     assert query(settings_of(tmp_path), verdict, [DAY]) == [("accepted",)]
@@ -282,14 +274,7 @@ def test_dmf_run_against_a_dripping_server_ends_within_its_deadline_with_its_lin
     server = start_simulator(day=START_DATE, faults="drip:0.05")
     env = environment(tmp_path, server.base_url, DMF_PAGE_DEADLINE_S="1", DMF_LOAD_DEADLINE_S="3")
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "run", "--as-of", DAY],
-        cwd=PROJECT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_to_the_end(env, DAY)
     assert done.returncode == 1
     assert "the load was still going after 3 s" in done.stdout and "(DMF_LOAD_DEADLINE_S)" in done.stdout
     assert f"{DAY}  REJECTED  failed: " in done.stdout

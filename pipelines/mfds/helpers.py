@@ -510,59 +510,35 @@ def fetch_registry(
     """
     policy = policy or RetryPolicy()
     started = datetime.now(UTC)
-    problem = base_url_problem(base_url, allowed_hosts)
-    if problem is not None:
+
+    def failed(reason: str, attempts: int) -> FetchResult:
         return FetchResult(
             status="failed",
-            reason=problem,
+            reason=reason,
             total_count=None,
             fetched_count=0,
             rows=[],
             pages=0,
             requests=0,
             retries=0,
-            attempts=0,
+            attempts=attempts,
             result_codes="",
             source_url=_operation_url(base_url),
             started_at=started,
             finished_at=datetime.now(UTC),
         )
+
+    problem = base_url_problem(base_url, allowed_hosts)
+    if problem is not None:
+        return failed(problem, 0)
     try:
         return _fetch_registry(base_url, service_key, policy, started, policy.plausible_total(previous_total))
     except RunInterrupted as stopped:  # recorded as a failed attempt first; load_day stops the run after
         hold(stopped)
-        return FetchResult(
-            status="failed",
-            reason=f"the fetch was stopped by {stopped.cause}",
-            total_count=None,
-            fetched_count=0,
-            rows=[],
-            pages=0,
-            requests=0,
-            retries=0,
-            attempts=1,
-            result_codes="",
-            source_url=_operation_url(base_url),
-            started_at=started,
-            finished_at=datetime.now(UTC),
-        )
+        return failed(f"the fetch was stopped by {stopped.cause}", 1)
     except Exception as exc:  # a bug must still leave a recorded (failed) load, and no key in text
         log.error("MFDS fetch stopped on an unexpected %s", type(exc).__name__)
-        return FetchResult(
-            status="failed",
-            reason=f"the load stopped on an unexpected error ({type(exc).__name__}); please report it",
-            total_count=None,
-            fetched_count=0,
-            rows=[],
-            pages=0,
-            requests=0,
-            retries=0,
-            attempts=1,
-            result_codes="",
-            source_url=_operation_url(base_url),
-            started_at=started,
-            finished_at=datetime.now(UTC),
-        )
+        return failed(f"the load stopped on an unexpected error ({type(exc).__name__}); please report it", 1)
 
 
 def _operation_url(base_url: str) -> str:

@@ -1,4 +1,5 @@
-"""`dmf run`: one logical day end to end — load, dbt build with its gates, enrich, report.
+"""`dmf run`: one logical day end to end — load, dbt build with its gates, enrich, report,
+notify, and after an accepted day a backup of what the API can never give again (dmf.backup).
 
 The verdict of the day comes from the warehouse (marts.dmf_day_decisions), never from this module:
 Python only sequences the steps and turns the verdict into an exit code.

@@ -172,9 +172,12 @@ def test_a_run_stopped_during_the_build_records_a_failed_build_and_the_next_run_
     assert_the_next_run_exits_0(env, tmp_path)
 
 
-@pytest.mark.fault("SIGTERM during the report")
-def test_a_run_stopped_while_its_report_cannot_be_written_yet_ends_and_the_next_run_reports(tmp_path, start_simulator):
-    """SIGTERM while the report's file blocks (a FIFO nobody reads): one line naming the report stage; then exit 0"""
+@pytest.mark.fault("SIGTERM or `kill -9` during the report")
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_a_run_stopped_while_its_report_cannot_be_written_yet_ends_and_the_next_run_reports(
+    tmp_path, start_simulator, how
+):
+    """SIGTERM or kill -9 while the report's file blocks (a FIFO nobody reads): one line naming the report; then 0"""
     server = start_simulator(day=START_DATE)
     env = environment(tmp_path, server.base_url)
     reports = tmp_path / "reports"
@@ -184,27 +187,34 @@ def test_a_run_stopped_while_its_report_cannot_be_written_yet_ends_and_the_next_
     run = Run(env)
     run.wait_for("enrich")
     time.sleep(1.0)
-    code, err = run.stop(signal.SIGTERM)
+    code, err = run.stop(how)
 
-    assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the report of {DAY}; the day was built")
+    if how == signal.SIGTERM:
+        assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the report of {DAY}; the day was built")
+    else:
+        assert code == -9 and not alive(run.process.pid)
     verdict = "select verdict from marts.dmf_day_decisions where as_of_date = ?"
     assert query(settings_of(tmp_path), verdict, [DAY]) == [("accepted",)]
     fifo.unlink(missing_ok=True)  # the report step removes its temporary file on the way out
     assert_the_next_run_exits_0(env, tmp_path)
 
 
-@pytest.mark.fault("SIGTERM during notify (a webhook that does not answer)")
-def test_a_run_stopped_while_a_webhook_hangs_ends_within_its_bounds(tmp_path, start_simulator):
-    """SIGTERM while a webhook holds the delivery: one line naming notify; the alert tried once more, bounded"""
+@pytest.mark.fault("SIGTERM or `kill -9` during notify (a webhook that does not answer)")
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_a_run_stopped_while_a_webhook_hangs_ends_within_its_bounds(tmp_path, start_simulator, how):
+    """SIGTERM or kill -9 while a webhook holds the delivery: one line naming notify, bounded; then exit 0"""
     server = start_simulator(day=START_DATE)
     with WebhookReceiver(delay=20) as hook:
         env = environment(tmp_path, server.base_url, DMF_NOTIFY_URLS=hook.url("u", "p", "hook", rto="2"))
         run = Run(env)
         wait_until(lambda: hook.requests, timeout_s=120)
         started = time.monotonic()
-        code, err = run.stop(signal.SIGTERM)
+        code, err = run.stop(how)
         assert time.monotonic() - started < 30
-    assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the notify of {DAY}; the day was built"), err
+    if how == signal.SIGTERM:
+        assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the notify of {DAY}; the day was built")
+    else:
+        assert code == -9 and not alive(run.process.pid)
     env.pop("DMF_NOTIFY_URLS")
     assert_the_next_run_exits_0(env, tmp_path)
 
@@ -215,14 +225,7 @@ def test_no_agy_outlives_its_run_whether_the_run_is_stopped_or_killed(tmp_path, 
     """agy never answers; the run gets SIGTERM or kill -9: agy is gone within seconds, the lock is free, then exit 0"""
     server = start_simulator(day=START_DATE)
     env = environment(tmp_path, server.base_url)
-    first = subprocess.run(  # the baseline day: nothing for agy to brief yet
-        [sys.executable, "-m", "dmf.cli", "run", "--as-of", PREVIOUS_DAY],
-        cwd=PROJECT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    first = run_to_the_end(env, PREVIOUS_DAY)  # the baseline day: nothing for agy to brief yet
     assert first.returncode == 0, first.stderr
     server.set_day(START_DATE + timedelta(days=1))
     pidfile = tmp_path / "agy.pid"

@@ -25,12 +25,13 @@ DEMO_FAULTS = {3: "http503:1"}
 
 
 def demo_settings(settings: Settings) -> Settings:
-    """The demo never touches the production warehouse, reports or AI state."""
-    return settings.with_paths(
+    """The demo never touches the production warehouse, reports, backups or AI state."""
+    demo = settings.with_paths(
         duckdb_path=settings.project_dir / "data" / "demo" / "dmf.duckdb",
         reports_dir=settings.reports_dir / "demo",
         state_dir=settings.state_dir / "demo",
     )
+    return dataclasses.replace(demo, backup_dir=demo.state_dir / "backups")
 
 
 def _clear(settings: Settings) -> None:

@@ -46,11 +46,38 @@ def _names(values: Any) -> str:
     return text or "없음"
 
 
+SHAPE_WORDS = {
+    "key missing": "키 없음",
+    "sent as a JSON array": "JSON 배열",
+    "sent as a JSON object": "JSON 객체",
+    "sent as a number": "숫자",
+    "sent as a boolean": "참/거짓 값",
+    "not a calendar date": "없는 날짜",
+    "with every field empty": "모든 필드가 빈 레코드",
+}
+
+
+def _shapes(values: Any) -> str:
+    """`[{"field", "shape", "items"}]` as `MNFCTR_NAME 키 없음 1,314건, ...` (loader's words kept
+    for a shape it names by pattern: `형식 9999-99-99 99:99:99.9`)."""
+    parts = []
+    for shape in (values or [])[:MAX_NAMES]:
+        if not isinstance(shape, dict):
+            continue
+        words = str(shape.get("shape", ""))
+        words = SHAPE_WORDS.get(words) or ("형식 " + words[3:] if words.startswith("as ") else words)
+        subject = "레코드" if shape.get("field") == "*" else str(shape.get("field", ""))
+        count = shape.get("items")
+        parts.append(f"{subject} {words} {count:,}건" if isinstance(count, int) else f"{subject} {words}")
+    return ", ".join(parts) or "없음"
+
+
 def drift_rows(ws: Worksheet, f: Formats, r: int, record: dict[str, Any], run: dict[str, Any] | None) -> int:
     """Writes the drift rows from row `r`; returns the next free row."""
     for caption, value, fmt in (
         ("사라진 필드", _names(record.get("missing")), f.value),
         ("새로 나타난 키", _names(record.get("unknown")), f.value),
+        ("형태가 다른 값", _shapes(record.get("shapes")), f.value),
         ("확인할 것", WHAT_TO_CHECK, f.warn),
     ):
         ws.write_string(r, 0, caption, f.key)

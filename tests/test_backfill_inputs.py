@@ -48,7 +48,7 @@ def _assert_nothing_written(env: Path) -> None:
         (None, ":6: the last line ends in the middle of a record; the file is truncated"),
         ('["a list"]\n', ":1: a JSON list, not an object"),
         ("", ": holds no record"),
-        (None, ":2: the item keys do not fit the declared schema (unknown dmfPermitNo)"),
+        (None, ":2: the items do not fit the declared schema (unknown dmfPermitNo"),
     ],
 )
 def test_a_broken_jsonl_dump_is_refused_naming_the_file_and_line_and_nothing_is_written(
@@ -57,7 +57,7 @@ def test_a_broken_jsonl_dump_is_refused_naming_the_file_and_line_and_nothing_is_
     items = _items()
     if text is None and "middle" in named:
         text = _lines(items) + json.dumps(items[0], ensure_ascii=False)[:40]
-    elif text is None and "keys" in named:
+    elif text is None and "schema" in named:
         text = _lines([items[0], {"dmfPermitNo": "x", **{k: v for k, v in items[1].items() if k != "DMF_PERMIT_NO"}}])
     elif text is None:
         text = _lines(items[:2]) + "{oops\n" + _lines(items[2:])

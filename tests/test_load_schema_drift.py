@@ -68,10 +68,56 @@ def test_lower_case_keys_still_match_case_insensitively(real_sample):
     assert page.items[0]["DMF_PERMIT_NO"] == real_sample[0]["DMF_PERMIT_NO"]
 
 
-def test_one_item_without_a_key_reads_as_null_and_is_not_drift(real_sample):
+def test_a_key_missing_from_some_items_is_drift_not_null(real_sample):
+    # 15% of the items without MNFCTR_NAME read as "lost a manufacturer": never a null
     items = [dict(item) for item in real_sample]
-    del items[5]["DMF_PERMIT_NO"]  # an API that omits a null field in one record
-    assert audit_of(items).drift() is None
+    for item in items[::7]:
+        del item["MNFCTR_NAME"]
+    drift = audit_of(items).drift()
+    assert drift is not None and drift.missing == []
+    assert drift.shapes == [{"field": "MNFCTR_NAME", "shape": "key missing", "items": 53}]
+    assert "MNFCTR_NAME key missing in 53 of 367 items" in drift.reason()
+
+
+@pytest.mark.parametrize(
+    ("value", "shape"),
+    [
+        (["헝가리", "체코공화국"], "sent as a JSON array"),
+        ({"name": "헝가리"}, "sent as a JSON object"),
+        (3, "sent as a number"),
+        (True, "sent as a boolean"),
+    ],
+)
+def test_a_value_that_is_not_text_is_drift(real_sample, value, shape):
+    items = [dict(item) for item in real_sample]
+    items[3]["MANUF_COUNTRY_CODE_NM"] = value
+    drift = audit_of(items).drift()
+    assert drift is not None and drift.shapes == [{"field": "MANUF_COUNTRY_CODE_NM", "shape": shape, "items": 1}]
+    assert drift.samples == [items[3]]
+
+
+def test_a_date_in_another_form_is_drift_named_by_its_pattern(real_sample):
+    items = [dict(item) for item in real_sample]
+    for item in items[:18]:
+        item["DMF_PERMIT_DATE"] += " 00:00:00.0"
+    items[20]["DMF_PERMIT_DATE"] = "2026-02-30"
+    items[21]["DMF_PERMIT_DATE"] = None  # any field may be empty
+    items[22]["DMF_PERMIT_DATE"] = ""
+    drift = audit_of(items).drift()
+    assert drift is not None and drift.shapes == [
+        {"field": "DMF_PERMIT_DATE", "shape": "as 9999-99-99 99:99:99.9", "items": 18},
+        {"field": "DMF_PERMIT_DATE", "shape": "not a calendar date", "items": 1},
+    ]
+    assert "2026" not in drift.summary()  # the pattern, never a value
+
+
+def test_a_record_with_every_field_empty_is_drift(real_sample):
+    items = [dict(item) for item in real_sample]
+    items.append(dict.fromkeys(real_sample[0]))
+    items.append({key: " " for key in real_sample[0]})
+    drift = audit_of(items).drift()
+    assert drift is not None and drift.shapes == [{"field": "*", "shape": "with every field empty", "items": 2}]
+    assert "a record with every field empty in 2 of 369 items" in drift.reason()
 
 
 def test_a_field_absent_from_every_item_is_missing(real_sample):

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.mfds.helpers import ApiError, FetchResult, Page, _page, distinct_rows, parse_page
-from pipelines.mfds.item_schema import shown_name
 from pipelines.mfds.settings import ITEM_SCHEMA, PAGE_SIZE
 from settings.config import EARLIEST_AS_OF
 from settings.errors import ConfigError
@@ -256,11 +255,7 @@ def _refuse_drift(path: Path, at: str, page: Page) -> None:
     drift = page.audit.drift()
     if drift is None:
         return
-    names = ", ".join(shown_name(n) for n in (drift.unknown or drift.missing)[:5])
-    raise DumpError(
-        f"{path}{at}: the item keys do not fit the declared schema "
-        f"({'unknown' if drift.unknown else 'missing'} {names}); nothing was imported."
-    )
+    raise DumpError(f"{path}{at}: the items do not fit the declared schema ({drift.summary()}); nothing was imported.")
 
 
 def _as_int(raw: Any) -> int | None:

@@ -28,6 +28,15 @@ permanent: it shapes every answer for as long as it is set.
 - ``duplicate_shifting``         a new record is inserted at the top after every page 1 (and the
                                  last one falls off), so a paging client sees one record twice
                                  and misses another, differently on each pass.
+- ``list_moves:k[@times=n]``      the list moves while it is paged: after each of the first n
+                                 (default 1) page-1 answers, the pages after it are cut from a
+                                 moved list, totalCount unchanged. k = ``withdraw``: a record of
+                                 page 1 leaves the list and a new registration is added at the end;
+                                 k = ``to_end``: a record of page 1 is edited and moved to the end.
+                                 Either way a paging client misses one record and sees another.
+- ``repeat_first:k``             the last page ends with the first k records of page 1 in place of
+                                 its own last k (a server repeating records): the count is right,
+                                 k records are listed twice and k never.
 - ``empty_page:p``               page p answers no items although the count says otherwise.
 - ``items_shape:s``              how `items` is shaped: object (default, ``{"item": [...]}``),
                                  list (``[...]``), single (a one-item page as a bare object,
@@ -41,6 +50,11 @@ permanent: it shapes every answer for as long as it is set.
 Faults that look complete (every page answers, the count is right, the data is wrong), for the
 integrity gates that must catch what the loader cannot:
 
+- ``item_shape:k``               some items drift below the gates: k = ``missing_key`` (every 7th
+                                 item lacks MNFCTR_NAME), ``array`` (every 10th item's
+                                 MANUF_COUNTRY_CODE_NM is a JSON array), ``datetime`` (every 20th
+                                 DMF_PERMIT_DATE has a time part), ``empty_record`` (one more record
+                                 with every field null, counted).
 - ``permit_no_separator:c``      every registration number has its ``-`` replaced by c (a format
                                  change at the source: every identity by number breaks).
 - ``null_field:F[+G...]``        field F (and G...) is null in every record (the API stopped
@@ -57,6 +71,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 ITEMS_SHAPES = ("object", "list", "single", "empty_string")
+LIST_MOVES = ("withdraw", "to_end")
+ITEM_DRIFTS = ("missing_key", "array", "datetime", "empty_record")
 
 
 class FaultSpecError(ValueError):
@@ -89,6 +105,10 @@ class Faults:
     oversized_page: bool = False
     drip_s: float = 0.0
     total_count_scale: int = 1
+    list_moves: str | None = None
+    list_moves_times: int = 1
+    repeat_first: int = 0
+    item_shape: str | None = None
 
     @classmethod
     def parse(cls, spec: str | None) -> Faults:
@@ -155,13 +175,26 @@ class Faults:
             parts.append(f"drip:{self.drip_s:g}")
         if self.total_count_scale != 1:
             parts.append(f"total_count_scale:{self.total_count_scale}")
+        if self.list_moves is not None:
+            parts.append(f"list_moves:{self.list_moves}@times={self.list_moves_times}")
+        if self.repeat_first:
+            parts.append(f"repeat_first:{self.repeat_first}")
+        if self.item_shape is not None:
+            parts.append(f"item_shape:{self.item_shape}")
         return ",".join(parts)
 
-    def reshape_item(self, item: dict[str, Any]) -> dict[str, Any]:
-        """The record as served under the data faults (a copy; the registry is not touched)."""
-        if self.permit_no_separator is None and not self.null_fields:
+    def reshape_item(self, item: dict[str, Any], position: int = 0) -> dict[str, Any]:
+        """The record at `position` as served under the data faults (a copy; the registry is not
+        touched)."""
+        if self.permit_no_separator is None and not self.null_fields and self.item_shape is None:
             return item
         served = dict(item)
+        if self.item_shape == "missing_key" and position % 7 == 3:
+            served.pop("MNFCTR_NAME", None)
+        elif self.item_shape == "array" and position % 10 == 4 and served.get("MANUF_COUNTRY_CODE_NM"):
+            served["MANUF_COUNTRY_CODE_NM"] = served["MANUF_COUNTRY_CODE_NM"].split(",")
+        elif self.item_shape == "datetime" and position % 20 == 5 and served.get("DMF_PERMIT_DATE"):
+            served["DMF_PERMIT_DATE"] += " 00:00:00.0"
         if self.permit_no_separator is not None and served.get("DMF_PERMIT_NO"):
             served["DMF_PERMIT_NO"] = served["DMF_PERMIT_NO"].replace("-", self.permit_no_separator)
         for name in self.null_fields:
@@ -224,6 +257,17 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
         values["total_count_shift"] = int(arg) if arg else 3
     elif name in ("duplicate_across_pages", "duplicate_shifting", "camelcase_keys", "oversized_page"):
         values[name] = True
+    elif name == "list_moves":
+        if arg not in LIST_MOVES:
+            raise ValueError(f"the move must be one of {', '.join(LIST_MOVES)}")
+        values["list_moves"] = arg
+        values["list_moves_times"] = _times(opts) or 1
+    elif name == "repeat_first":
+        values["repeat_first"] = _count(arg, default=5)
+    elif name == "item_shape":
+        if arg not in ITEM_DRIFTS:
+            raise ValueError(f"the drift must be one of {', '.join(ITEM_DRIFTS)}")
+        values["item_shape"] = arg
     elif name == "empty_page":
         values["empty_page"] = _count(arg)
         if values["empty_page"] < 1:

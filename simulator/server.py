@@ -126,6 +126,8 @@ class _State:
         }
         self.shifted: list[dict] | None = None
         self.shift_count = 0
+        self.moves_left = f.list_moves_times if f.list_moves else 0
+        self.moved = False  # the pages after the last page 1 are cut from the moved list
 
     def set_day(self, day: int) -> None:
         with self.lock:
@@ -151,19 +153,30 @@ class _State:
         if self._cache is None or self._cache[0] != self.day:
             self._cache = (self.day, list(self.source.items_for(self.day)))
         items = self._cache[1]
+        if self.faults.item_shape == "empty_record":
+            items = [*items, dict.fromkeys(items[0] if items else ("DMF_PERMIT_NO",))]
         if self.faults.duplicate_across_pages and len(items) > 1:
             # A record that really is listed twice: the same record at the same two places.
             items = list(items)
             items.insert(len(items) * 2 // 3, items[min(7, len(items) - 1)])
         return items
 
-    def listing(self) -> list[dict]:
-        """The list a page is cut from right now. Call with the lock held."""
+    def listing(self, page_no: int = 1) -> list[dict]:
+        """The list page `page_no` is cut from right now. Call with the lock held."""
+        if self.moved and page_no > 1:
+            return _moved(self.base_items(), self.faults.list_moves)
         if not self.faults.duplicate_shifting:
             return self.base_items()
         if self.shifted is None:
             self.shifted = list(self.base_items())
         return self.shifted
+
+    def page_one_served(self) -> None:
+        """A client started a pass: the list moves under its next pages (list_moves), or not."""
+        self.moved = self.moves_left > 0
+        self.moves_left = max(0, self.moves_left - 1)
+        if self.faults.duplicate_shifting:
+            self.shift()
 
     def shift(self) -> None:
         """A new record lands at the top and the last one falls off (totalCount unchanged)."""
@@ -179,6 +192,19 @@ class _State:
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
             return {"day": self.day, "faults": self.faults.spec(), "requests": self.requests}
+
+
+def _moved(items: list[dict], move: str | None) -> list[dict]:
+    """The list after one move (Faults.list_moves): the 4th record withdrawn and a new one added
+    at the end, or the 4th record edited and moved to the end; the count stays the same."""
+    if len(items) < 4:
+        return items
+    record = items[3]
+    if move == "to_end":
+        edited = dict(record, MNFCTR_PLACE=f"{record.get('MNFCTR_PLACE') or ''} (moved)".strip())
+        return [*items[:3], *items[4:], edited]
+    newcomer = dict(record, DMF_PERMIT_NO=None, INGR_KOR_NAME="시뮬레이션이동신규원료")
+    return [*items[:3], *items[4:], newcomer]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -295,12 +321,16 @@ class _Handler(BaseHTTPRequestHandler):
                 page_items: list[dict] | None = None
             else:
                 code = "00"
-                listing = state.listing()
+                listing = state.listing(page_no)
                 total = len(listing)
                 served_rows = 2 * rows if faults.oversized_page else rows
-                page_items = listing[(page_no - 1) * served_rows : page_no * served_rows]
-                if faults.duplicate_shifting and page_no == 1:
-                    state.shift()
+                first = (page_no - 1) * served_rows
+                page_items = listing[first : first + served_rows]
+                if faults.repeat_first and page_no == max(1, math.ceil(total / rows)) and page_items:
+                    k = min(faults.repeat_first, len(page_items))
+                    page_items = page_items[: len(page_items) - k] + listing[:k]
+                if page_no == 1:
+                    state.page_one_served()
         if page_items is None:
             self._send_xml_error(code)
             return
@@ -315,7 +345,7 @@ class _Handler(BaseHTTPRequestHandler):
             cut = faults.truncate_last_page or max(1, len(page_items) // 2)
             page_items = page_items[: max(0, len(page_items) - cut)]
 
-        page_items = _rekey([faults.reshape_item(item) for item in page_items], faults)
+        page_items = _rekey([faults.reshape_item(item, first + i) for i, item in enumerate(page_items)], faults)
         if (arg("type") or "").lower() != "json":
             self._send(200, _list_xml(page_items, page_no, rows, total), "text/xml;charset=UTF-8")
             return

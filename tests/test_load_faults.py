@@ -38,9 +38,10 @@ def test_clean_load_of_three_pages_is_complete(tmp_settings, start_simulator, fa
     outcome = _load(tmp_settings, server, fast_policy)
     assert outcome.fetch_status == "complete", outcome.reason
     assert (outcome.total_count, outcome.fetched_count, outcome.distinct_count) == (1200, 1200, 1200)
-    assert (outcome.requests, outcome.retries, outcome.duplicate_count) == (3, 0, 0)
-    assert server.requests == 3
-    assert _runs(tmp_settings) == [("complete", None, 1200, 1200, 1200, 0, 3, 3, 0, 1, "00:3")]
+    # two passes, the second paged by 499: both read the same 1,200 records at the same places
+    assert (outcome.requests, outcome.retries, outcome.duplicate_count) == (6, 0, 0)
+    assert server.requests == 6
+    assert _runs(tmp_settings) == [("complete", None, 1200, 1200, 1200, 0, 3, 6, 0, 2, "00:6")]
     assert _item_count(tmp_settings) == 1200
 
 
@@ -50,7 +51,7 @@ def test_server_errors_are_retried_and_the_load_completes(tmp_settings, start_si
     outcome = _load(tmp_settings, server, fast_policy)
     assert outcome.fetch_status == "complete", outcome.reason
     assert outcome.retries == 2
-    assert outcome.requests == server.requests == 5
+    assert outcome.requests == server.requests == 8  # 2 passes of 3 pages, and 2 retries
     assert outcome.distinct_count == 1200
 
 
@@ -156,26 +157,23 @@ def test_moving_total_count_rejects_load(tmp_settings, start_simulator, fast_pol
     assert "totalCount moved from 1,200 to 1,205 during the load" in outcome.reason
 
 
-def test_stable_repeats_are_counted_and_loaded_once(tmp_settings, start_simulator, fast_policy):
+def test_a_record_listed_twice_is_not_a_complete_list(tmp_settings, start_simulator, fast_policy):
+    """The list holds one record twice on every pass: fewer distinct records than totalCount."""
     server = start_simulator(faults="duplicate_across_pages")
     outcome = _load(tmp_settings, server, fast_policy)
-    assert outcome.fetch_status == "complete", outcome.reason
-    assert (outcome.total_count, outcome.fetched_count) == (1201, 1201)
-    assert (outcome.distinct_count, outcome.duplicate_count) == (1200, 1)
-    assert _runs(tmp_settings)[0][9] == 2  # a second pass confirmed the repeat sits still
-    with duckdb.connect(str(tmp_settings.duckdb_path)) as con:
-        repeated = con.execute(
-            "select item_position, repeat_count from mfds_raw.dmf_items where repeat_count > 1"
-        ).fetchall()
-        assert repeated == [(7, 2)]
-        assert con.execute("select count(*) from mfds_raw.dmf_items").fetchone()[0] == 1200
+    assert outcome.fetch_status == "incomplete"
+    assert outcome.reason == (
+        "the API reported 1,201 records but listed 1,200 distinct ones: 1 record(s) came back twice "
+        "(e.g. at positions 7 and 800), in place of others (3 passes)"
+    )
+    assert _runs(tmp_settings)[0][9] == 3
 
 
 def test_shifting_repeats_reject_load(tmp_settings, start_simulator, fast_policy):
     server = start_simulator(faults="duplicate_shifting")
     outcome = _load(tmp_settings, server, fast_policy)
     assert outcome.fetch_status == "incomplete"
-    assert outcome.reason.startswith("the list shifted during the load")
+    assert outcome.reason.startswith("the API reported 1,200 records but listed 1,199 distinct ones")
     assert _runs(tmp_settings)[0][9] == 3  # bounded: three passes, then give up
     assert server.requests == 9
 
@@ -218,3 +216,32 @@ def test_empty_registry_is_a_complete_load_of_zero_records(tmp_settings, start_s
     outcome = _load(tmp_settings, server, fast_policy)
     assert outcome.fetch_status == "complete"  # the zero_records gate in dbt rejects it
     assert (outcome.total_count, outcome.distinct_count) == (0, 0)
+
+
+def test_a_list_that_moved_once_while_paged_is_read_again_and_complete(tmp_settings, start_simulator, fast_policy):
+    """Pass 1 misses the record after page 1 and sees a newcomer; passes 2 and 3 agree."""
+    server = start_simulator(faults="list_moves:withdraw")
+    outcome = _load(tmp_settings, server, fast_policy)
+    assert outcome.fetch_status == "complete", outcome.reason
+    assert _runs(tmp_settings)[0][9] == 3
+    with duckdb.connect(str(tmp_settings.duckdb_path)) as con:
+        names = {row[0] for row in con.execute("select ingr_kor_name from mfds_raw.dmf_items").fetchall()}
+    assert "시뮬레이션이동신규원료" not in names and _item_count(tmp_settings) == 1200
+
+
+@pytest.mark.parametrize("move", ["withdraw", "to_end"])
+def test_a_list_that_keeps_moving_is_rejected(tmp_settings, start_simulator, fast_policy, move):
+    server = start_simulator(faults=f"list_moves:{move}@times=3")
+    outcome = _load(tmp_settings, server, fast_policy)
+    assert outcome.fetch_status == "incomplete"
+    assert outcome.reason == (
+        "the list changed while it was read: 1 of 1,200 places hold another record in the next pass "
+        "from position 499 (3 passes)"
+    )
+
+
+def test_a_last_page_repeating_page_one_is_not_a_complete_list(tmp_settings, start_simulator, fast_policy):
+    server = start_simulator(faults="repeat_first:5")
+    outcome = _load(tmp_settings, server, fast_policy)
+    assert outcome.fetch_status == "incomplete"
+    assert outcome.reason.startswith("the API reported 1,200 records but listed 1,195 distinct ones: 5 record(s)")

@@ -2,9 +2,11 @@
 
 Why the verdict lives here: a withdrawal is only ever inferred from absence (SPEC §3), so a
 load that lost records on the way must never look like a good one. The fetch therefore returns
-a `FetchResult` whose status says *complete* only when every page answered 00, totalCount held
-still, and exactly totalCount records arrived; repeats are accepted only when a second pass
-shows them at the same places (a real duplicate in the data, not a list moving under us).
+a `FetchResult` whose status says *complete* only when the pages add up to one consistent list:
+every page answered 00, totalCount held still, exactly totalCount distinct records arrived (a
+record listed twice stands where another should be: the list moved, or the API repeats pages),
+and the next pass, paged with boundaries elsewhere, read the same records at the same places.
+A list that moved is read again, within `max_list_attempts` passes and the load's deadline.
 
 Nothing in this module raises for API or data problems: they become the result's status and a
 one-sentence reason. The service key never leaves this module in any text: error messages are
@@ -451,6 +453,30 @@ def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PL
     return result
 
 
+def _repeats_problem(current: ListPass) -> str | None:
+    """A record listed twice in one pass: the list moved under the pages (one record seen twice,
+    another never) or the API repeats records in place of others. Either way the list holds
+    fewer distinct records than it reports, so it is not the list (SPEC §3)."""
+    repeats = current.repeats()
+    if not repeats:
+        return None
+    places = next(iter(repeats.values()))
+    return (
+        f"the API reported {_fmt(current.total_count)} records but listed "
+        f"{_fmt(len(current.received) - sum(len(p) - 1 for p in repeats.values()))} distinct ones: "
+        f"{len(repeats)} record(s) came back twice (e.g. at positions {places[0]:,} and {places[1]:,}), "
+        "in place of others"
+    )
+
+
+def _difference(before: list[Identity], after: list[Identity]) -> str:
+    """How two passes over the same list differ, e.g. `37 of 9,200 places hold another record`."""
+    moved = sum(1 for old, new in zip(before, after, strict=False) if old != new) + abs(len(before) - len(after))
+    first = next((i for i, (old, new) in enumerate(zip(before, after, strict=False)) if old != new), None)
+    where = f" from position {first:,}" if first is not None else ""
+    return f"{moved:,} of {_fmt(len(after))} places hold another record in the next pass{where}"
+
+
 @dataclass
 class FetchResult:
     """What one load got from the API, and whether it is complete (never raised, always returned)."""
@@ -557,13 +583,13 @@ def _fetch_registry(
 ) -> FetchResult:
     with MfdsClient(base_url, service_key, policy) as client:
         status, reason = "incomplete", None
-        previous: dict[Identity, tuple[int, ...]] | None = None
+        confirmed: list[Identity] | None = None  # the last clean pass, which the next must equal
         current = ListPass()
         drift: SchemaDrift | None = None
         keys = (service_key, decode_service_key(service_key))  # never in any text we keep
         attempts = 0
         for attempts in range(1, policy.max_list_attempts + 1):
-            current = fetch_pass(client, policy.page_size, plausible_total)
+            current = fetch_pass(client, policy.pass_page_size(attempts), plausible_total)
             if current.error is not None:
                 status, reason = "failed", current.error.reason
                 break
@@ -572,26 +598,25 @@ def _fetch_registry(
                 log.warning("MFDS list pass %d: %s", attempts, reason)
                 break
             drift = current.audit.drift()
-            if drift is not None:  # renamed keys map to all-null records: never complete
+            if drift is not None:  # items that do not fit the schema: never complete
                 status, reason = "incomplete", redact(drift.reason(), *keys)
                 log.warning("MFDS list pass %d: %s", attempts, reason)
                 break
-            if current.problem is not None:
-                reason = current.problem
+            reason = current.problem or _repeats_problem(current)
+            if reason is not None:
                 log.info("MFDS list pass %d incomplete: %s", attempts, reason)
+                confirmed = None
                 continue
-            repeats = current.repeats()
-            if not repeats or repeats == previous:
-                status, reason = "complete", None
-                break
-            reason = (
-                f"the list shifted during the load: {len(repeats)} record(s) came back twice "
-                "at places that changed between passes"
-                if previous is not None
-                else "records came back twice and a second pass could not confirm where"
-            )
-            previous = repeats
-            log.info("MFDS list pass %d: %d repeated record(s); fetching again to compare", attempts, len(repeats))
+            listed = [identity(item) for _, _, item in current.received]
+            if confirmed is not None:
+                if listed == confirmed:
+                    status, reason = "complete", None
+                    break
+                reason = "the list changed while it was read: " + _difference(confirmed, listed)
+                log.info("MFDS list pass %d: %s; reading it again", attempts, reason)
+            confirmed = listed
+        if status == "incomplete" and reason is None:  # one clean pass and no attempt left to confirm it
+            reason = "the list was read once; no pass was left to confirm it held still"
         if status == "incomplete" and attempts > 1 and drift is None:
             reason = f"{reason} ({attempts} passes)"
         codes = ",".join(f"{name}:{count}" for name, count in sorted(client.outcomes.items()))

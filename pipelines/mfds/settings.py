@@ -92,12 +92,20 @@ class RetryPolicy:
     retry_after_cap_s: float = 30.0  # a Retry-After longer than this is cut to it
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 60.0
-    max_list_attempts: int = 3  # whole-list fetches when the list looks incomplete or moved
+    # Whole-list passes: a list is complete when two consecutive passes read the same records at
+    # the same places, so 2 when it holds still, 3 when it moved once while it was read.
+    max_list_attempts: int = 3
     page_size: int = PAGE_SIZE
     # Wall-clock bounds (a read timeout restarts on every byte: a server that drips one byte a
     # second would hold a page for days). Settings DMF_PAGE_DEADLINE_S and DMF_LOAD_DEADLINE_S.
     page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S  # one page, every byte of it, each try
     load_deadline_s: float = DEFAULT_LOAD_DEADLINE_S  # the whole fetch: every page, retry and pass
+
+    def pass_page_size(self, attempt: int) -> int:
+        """The page size of list pass `attempt` (1-based): every other pass pages by one record
+        fewer, so each page boundary of one pass falls inside a page of the next and a record
+        that moved across a boundary while the list was read shows as a difference."""
+        return self.page_size - 1 if attempt % 2 == 0 and self.page_size > 1 else self.page_size
 
     def plausible_total(self, previous_total: int | None) -> int:
         """The largest totalCount a load believes before paging: twice the last accepted list (or

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 import yaml
 
-TRUE_FALSE = ("true", "false")
+# What DuckDB and PostgreSQL both read as a boolean (case-insensitive); anything else fails the load.
+BOOLEAN_WORDS = ("true", "false", "t", "f", "yes", "no", "y", "n", "1", "0")
+_REF = re.compile(r"ref\(\s*['\"](\w+)['\"]\s*\)")
 
 
 @dataclass(frozen=True)
@@ -30,22 +33,30 @@ class SeedProblem:
         return f"{self.path} line {self.line}: {self.message}"
 
 
-def _rules(seeds_yml: Path) -> dict[str, dict]:
+def seed_rules(seeds_yml: Path) -> dict[str, dict]:
     spec = yaml.safe_load(seeds_yml.read_text(encoding="utf-8")) or {}
     out = {}
     for seed in spec.get("seeds", []):
         columns = {}
         for column in seed.get("columns", []):
             tests = column.get("data_tests") or column.get("tests") or []
-            rule = {"not_null": False, "unique": False, "values": None}
+            rule: dict = {"not_null": False, "unique": False, "values": None, "trimmed": False, "relationship": None}
             for test in tests:
                 if test == "not_null":
                     rule["not_null"] = True
+                elif test == "trimmed":
+                    rule["trimmed"] = True
                 elif test == "unique" or (isinstance(test, dict) and "unique" in test):
                     rule["unique"] = True
                 elif isinstance(test, dict) and "accepted_values" in test:
                     body = test["accepted_values"] or {}
                     rule["values"] = (body.get("arguments") or body).get("values")
+                elif isinstance(test, dict) and "relationships" in test:
+                    body = test["relationships"] or {}
+                    body = body.get("arguments") or body
+                    parent = _REF.search(str(body.get("to", "")))
+                    if parent:
+                        rule["relationship"] = (parent.group(1), body.get("field"))
             columns[column["name"]] = rule
         types = (seed.get("config") or {}).get("column_types") or {}
         out[seed["name"]] = {"columns": columns, "types": types}
@@ -58,7 +69,7 @@ def _type_problem(kind: str, value: str) -> str | None:
             int(value)
         except ValueError:
             return "a whole number"
-    elif kind == "boolean" and value.lower() not in TRUE_FALSE:
+    elif kind == "boolean" and value.lower() not in BOOLEAN_WORDS:
         return "true, false or empty"
     elif kind == "date":
         try:
@@ -68,7 +79,16 @@ def _type_problem(kind: str, value: str) -> str | None:
     return None
 
 
-def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
+def _exact(rule: dict) -> bool:
+    """A text column whose values dbt compares exactly, spaces and all."""
+    return bool(rule.get("trimmed") or rule.get("values") is not None or rule.get("relationship"))
+
+
+def check_seed(
+    path: Path, rules: dict, project_dir: Path, references: dict[tuple[str, str], set[str]] | None = None
+) -> list[SeedProblem]:
+    """The problems of one seed file; `references` holds the values of the columns its
+    `relationships` tests point at ((seed, column) -> values), when they are known."""
     shown = str(path.relative_to(project_dir)) if path.is_relative_to(project_dir) else str(path)
     problems: list[SeedProblem] = []
     try:
@@ -91,7 +111,7 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
         for cells in reader:
             line = start
             start = reader.line_num + 1
-            if not any(cell.strip() for cell in cells):
+            if not cells or cells == [""]:  # a blank line; a row of empty cells is a row of nulls
                 continue
             if len(cells) != len(header):
                 problems.append(
@@ -105,14 +125,17 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
                 continue
             for name, value in zip(header, cells):
                 rule = rules["columns"].get(name, {})
-                constrained = rule.get("values") is not None or rule.get("unique") or name in rules["types"]
-                if constrained and value.strip() and value != value.strip():
+                kind = rules["types"].get(name, "varchar")
+                if value and not value.strip() and (kind != "varchar" or _exact(rule) or rule.get("not_null")):
+                    problems.append(SeedProblem(shown, line, f"{name} holds only spaces; leave the cell empty"))
+                    continue
+                if value != value.strip() and (kind == "boolean" or (kind == "varchar" and _exact(rule))):
                     # dbt loads the cell as it is: 'HIGH ' then fails accepted_values in the build
                     problems.append(
                         SeedProblem(shown, line, f"{name} {value!r} has spaces before or after it; remove them")
                     )
                     continue
-                value = value.strip()
+                value = value.strip()  # numbers and dates are read without their spaces
                 if not value:
                     if rule.get("not_null"):
                         problems.append(SeedProblem(shown, line, f"{name} is empty; it is required"))
@@ -126,6 +149,15 @@ def check_seed(path: Path, rules: dict, project_dir: Path) -> list[SeedProblem]:
                     problems.append(
                         SeedProblem(
                             shown, line, f"{name} {value!r} is not allowed; use one of {', '.join(map(str, allowed))}"
+                        )
+                    )
+                parent = rule.get("relationship")
+                if parent and references is not None and parent in references and value not in references[parent]:
+                    problems.append(
+                        SeedProblem(
+                            shown,
+                            line,
+                            f"{name} {value!r} is not a {parent[1]} of seeds/{parent[0]}.csv; add it there first",
                         )
                     )
                 if name in seen:
@@ -173,9 +205,26 @@ def check_seeds(project_dir: Path) -> list[SeedProblem]:
     """Every problem of every seed described in seeds/_seeds.yml, in file and line order."""
     seeds_dir = project_dir / "seeds"
     problems: list[SeedProblem] = []
-    for name, rules in _rules(seeds_dir / "_seeds.yml").items():
-        problems += check_seed(seeds_dir / f"{name}.csv", rules, project_dir)
+    rules = seed_rules(seeds_dir / "_seeds.yml")
+    for name, seed in rules.items():
+        problems += check_seed(seeds_dir / f"{name}.csv", seed, project_dir, seed_references(seeds_dir, seed))
     return problems
+
+
+def seed_references(seeds_dir: Path, rules: dict) -> dict[tuple[str, str], set[str]]:
+    """The values of every column the seed's `relationships` tests point at (unreadable: none)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for rule in rules["columns"].values():
+        parent = rule.get("relationship")
+        if not parent or parent in out:
+            continue
+        try:
+            text, problem = _decoded((seeds_dir / f"{parent[0]}.csv").read_bytes())
+        except OSError:
+            continue
+        if problem is None:
+            out[parent] = {row.get(parent[1]) or "" for row in csv.DictReader(io.StringIO(text, newline=""))}
+    return out
 
 
 def seed_error(problems: list[SeedProblem]) -> str:

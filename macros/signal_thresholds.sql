@@ -9,6 +9,7 @@
         'withdrawn_share_ratio', 'identity_churn_ratio', 'field_fill_collapse_points',
         'event_burst_factor', 'event_burst_min', 'field_null_surge_points',
         'permit_parse_fail_ratio', 'slow_fetch_factor', 'http_retry_max', 'history_window_days',
+        'field_change_ratio', 'field_change_min',
     ]) }}
 {%- endmacro %}
 
@@ -25,4 +26,8 @@
     {%- set names = signal_threshold_vars() -%}
     {%- for name in names %}replace({% endfor %}{{ column }}
     {%- for name in names %}, '{{ '{' ~ name ~ '}' }}', '{{ threshold_text(name) }}'){% endfor -%}
+{%- endmacro %}
+
+{% macro field_change_limit(previous_record_count) -%}
+    greatest({{ var('field_change_min') }}, {{ var('field_change_ratio') }} * coalesce({{ previous_record_count }}, 0))
 {%- endmacro %}

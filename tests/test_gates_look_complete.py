@@ -109,6 +109,33 @@ def test_a_field_null_in_every_real_record_is_a_fill_collapse(real_sample, tmp_s
     assert "manufacturer 100.0% → 0.0%" in text
 
 
+@pytest.mark.fault("one field changed on a few dozen records, far below all_changed's 30%")
+def test_one_field_changing_on_more_records_than_a_real_day_is_a_gate(real_sample, tmp_settings):
+    """field_change_surge rejects it (exit 2, 0 events), the field and its count named; the
+    real records' usual day (a handful of changes) passes"""
+    settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
+    edited = [dict(record) for record in real_sample]
+    for record in edited[:25]:  # 25 of 367 (7%): all_changed (30%) and the fill gates stay quiet
+        record["MNFCTR_PLACE"] = record["MNFCTR_PLACE"] + ", Republic of Testing"
+    for record in edited[100:105]:
+        record["NOTICE_CODE"] = "기타"
+    first = run_days(settings, StaticSource(real_sample, start_date=DAYS[0]), [(DAYS[0], None)], SERVICE_KEY)
+    second = run_days(settings, StaticSource(edited, start_date=DAYS[0]), [(DAYS[1], None)], SERVICE_KEY)
+
+    assert [o.exit_code for o in first + second] == [0, 2]
+    gates = query(settings, "select rejected_gates from marts.dmf_loads where as_of_date = ?", [DAYS[1]])[0][0]
+    assert gates.split(",") == ["field_change_surge"]
+    assert query(settings, "select count(*) from marts.dmf_events") == [(0,)]
+    observed, baseline, text = query(
+        settings,
+        "select observed, baseline, baseline_text from marts.dmf_signals "
+        "where as_of_date = ? and signal_id = 'field_change_surge'",
+        [DAYS[1]],
+    )[0]
+    assert (observed, baseline) == (25.0, 20.0)
+    assert "넘은 항목: manufacture_place 25건" in text and "notice_code" not in text
+
+
 def test_the_new_gates_stay_quiet_on_a_normal_simulated_week(tmp_settings):
     settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
     registry = SyntheticRegistry(seed=9, size=1200, start_date=START)
@@ -118,7 +145,7 @@ def test_the_new_gates_stay_quiet_on_a_normal_simulated_week(tmp_settings):
     fired = query(
         settings,
         "select signal_id from marts.dmf_signals where fired and signal_id in "
-        "('withdrawn_share', 'identity_churn', 'field_fill_collapse')",
+        "('withdrawn_share', 'identity_churn', 'field_fill_collapse', 'field_change_surge')",
     )
     assert fired == []
     assert query(settings, "select count(*) from marts.dmf_signals where signal_id = 'withdrawn_share'") == [(4,)]

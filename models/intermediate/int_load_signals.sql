@@ -64,6 +64,37 @@ fill_drops as (
 
 ),
 
+field_change_counts as (
+
+    {#- Records whose field changed, per load and field: a real day changes a field on a handful of
+        records, a format change at the source (or a normalization regression) on hundreds. -#}
+    select load_id, field_name, count(distinct dmf_key) as changed_records
+    from {{ ref('int_field_changes') }}
+    group by load_id, field_name
+
+),
+
+field_change_peaks as (
+
+    select
+        counts.load_id,
+        max(counts.changed_records) as worst_changed_records,
+        max_by(counts.field_name, counts.changed_records) as worst_field,
+        string_agg(
+            case
+                when counts.changed_records > {{ field_change_limit('metrics.previous_record_count') }}
+                    then counts.field_name || ' ' || counts.changed_records || '건'
+            end,
+            ', ' order by counts.field_name
+        ) as surged_fields
+
+    from field_change_counts as counts
+    inner join metrics
+        on counts.load_id = metrics.load_id
+    group by counts.load_id
+
+),
+
 observations as (
 
     -- one branch per signal: load, day and signal on the first line, then observed, baseline,
@@ -156,6 +187,22 @@ observations as (
         )
     from metrics
     left join fill_drops on metrics.load_id = fill_drops.load_id
+
+    union all
+
+    select
+        metrics.load_id, metrics.as_of_date, 'field_change_surge',
+        cast(coalesce(peaks.worst_changed_records, 0) as double),
+        {{ field_change_limit('metrics.previous_record_count') }},
+        peaks.surged_fields is not null,
+        (
+            '한 항목이 바뀐 등록이 ' || {{ var('field_change_min') }} || '건과 마지막 반영 적재 등록의 '
+            || cast(100 * {{ var('field_change_ratio') }} as varchar) || '% 중 큰 쪽을 넘으면 거부'
+            || coalesce('; 가장 많이 바뀐 항목: ' || peaks.worst_field || ' ' || peaks.worst_changed_records || '건', '')
+            || coalesce('; 넘은 항목: ' || peaks.surged_fields, '')
+        )
+    from metrics
+    left join field_change_peaks as peaks on metrics.load_id = peaks.load_id
 
     union all
 

@@ -1,7 +1,24 @@
+{% macro nfc(column) -%}
+    {#- Unicode NFC: a Hangul name sent decomposed (NFD: jamo by jamo) or an accented Latin name
+        with combining marks looks the same to a reader as the composed one, and must compare and
+        match the same. The raw layer keeps the text as received; values the loader stored
+        escaped (not valid UTF-8) are ASCII after their marker, which NFC leaves alone. -#}
+    {{ return(adapter.dispatch('nfc', 'dmf_watch')(column)) }}
+{%- endmacro %}
+
+{% macro duckdb__nfc(column) -%}
+    nfc_normalize({{ column }})
+{%- endmacro %}
+
+{% macro default__nfc(column) -%}
+    normalize({{ column }}, NFC)
+{%- endmacro %}
+
+
 {% macro display_text(column) -%}
-    {#- The value a person reads and the pipeline compares: CR/LF removed, runs of white space
-        collapsed, trimmed; empty becomes null. Whitespace alone is never a change (SPEC §4). -#}
-    nullif(trim(regexp_replace(replace(replace({{ column }}, chr(13), ''), chr(10), ''), '\s+', ' ', 'g')), '')
+    {#- The value a person reads and the pipeline compares: NFC, CR/LF removed, runs of white
+        space collapsed, trimmed; empty becomes null. Whitespace alone is never a change (SPEC §4). -#}
+    nullif(trim(regexp_replace(replace(replace({{ nfc(column) }}, chr(13), ''), chr(10), ''), '\s+', ' ', 'g')), '')
 {%- endmacro %}
 
 
@@ -10,7 +27,7 @@
         case, brackets, punctuation and spacing are folded away. -#}
     nullif(
         regexp_replace(
-            lower({{ fold_width(column) }}),
+            lower({{ fold_width(nfc(column)) }}),
             '[\p{P}\p{S}\s]', '', 'g'
         ),
         ''
@@ -34,7 +51,7 @@
 
 {% macro normalized_permit_no(column) -%}
     {#- The registration number as the identity match sees it: width folded, upper case, no spaces. -#}
-    nullif(upper(regexp_replace({{ fold_width(column) }}, '\s+', '', 'g')), '')
+    nullif(upper(regexp_replace({{ fold_width(nfc(column)) }}, '\s+', '', 'g')), '')
 {%- endmacro %}
 
 
@@ -75,4 +92,18 @@
 
 {% macro duckdb__safe_iso_date(column) -%}
     cast(try_strptime({{ column }}, '%Y-%m-%d') as date)
+{%- endmacro %}
+
+
+{% macro undecodable_fields(columns) -%}
+    {#- The fields (given as raw column: field name) whose text arrived as bytes that are not
+        UTF-8, or as lone surrogates: the loader stores them escaped (a U+241B marker and an
+        ASCII JSON string whose \udc80-\udcff escapes are the bytes), never replaced. Null when
+        every field is readable text. -#}
+    nullif(concat_ws(', '
+    {%- for column, field in columns.items() %},
+        case when starts_with({{ column }}, '␛') and regexp_matches({{ column }}, '\\u[dD][89a-fA-F][0-9a-fA-F]{2}')
+            then '{{ field }}' end
+    {%- endfor %}
+    ), '')
 {%- endmacro %}

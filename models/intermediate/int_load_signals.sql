@@ -79,7 +79,8 @@ field_change_peaks as (
     select
         counts.load_id,
         max(counts.changed_records) as worst_changed_records,
-        max_by(counts.field_name, counts.changed_records) as worst_field,
+        -- ties broken by name: the text must be the same on every build (incremental = full)
+        min(counts.field_name) filter (where counts.changed_records = counts.peak) as worst_field,
         string_agg(
             case
                 when counts.changed_records > {{ field_change_limit('metrics.previous_record_count') }}
@@ -88,10 +89,30 @@ field_change_peaks as (
             ', ' order by counts.field_name
         ) as surged_fields
 
-    from field_change_counts as counts
+    from (
+        select *, max(changed_records) over (partition by load_id) as peak
+        from field_change_counts
+    ) as counts
     inner join metrics
         on counts.load_id = metrics.load_id
     group by counts.load_id
+
+),
+
+undecodable_records as (
+
+    {#- Records of each load with text that was not valid UTF-8 (few versions, if any, so the
+        membership is probed with a tiny set). -#}
+    select
+        load_items.load_id,
+        count(*) as records,
+        string_agg(distinct versions.undecodable_fields, ', ' order by versions.undecodable_fields) as fields
+
+    from {{ ref('stg_mfds__load_items') }} as load_items
+    inner join {{ ref('stg_mfds__item_versions') }} as versions
+        on load_items.row_hash = versions.row_hash
+    where versions.undecodable_fields is not null
+    group by load_items.load_id
 
 ),
 
@@ -299,6 +320,19 @@ observations as (
         permit_date_failures > 0,
         '등록일자는 모두 YYYY-MM-DD 여야 함'
     from metrics
+
+    union all
+
+    select
+        metrics.load_id, metrics.as_of_date, 'undecodable_text',
+        cast(coalesce(undecodable_records.records, 0) as double), 0,
+        undecodable_records.records is not null,
+        (
+            'UTF-8 이 아닌 글자가 든 기록 수 (원시 적재에 받은 그대로 보관)'
+            || coalesce('; 항목: ' || undecodable_records.fields, '')
+        )
+    from metrics
+    left join undecodable_records on metrics.load_id = undecodable_records.load_id
 
     union all
 

@@ -55,7 +55,13 @@ renamed as (
         mnfctr_place as manufacture_place_raw,
         manuf_country_code_nm as countries_raw,
         dmf_permit_date as permit_date_raw,
-        notice_code as notice_code_raw
+        notice_code as notice_code_raw,
+
+        {{ undecodable_fields({
+            'dmf_permit_no': 'permit_no', 'ingr_kor_name': 'ingredient_name', 'entp_name': 'applicant',
+            'bizrno': 'applicant_bizrno', 'mnfctr_name': 'manufacturer', 'mnfctr_place': 'manufacture_place',
+            'manuf_country_code_nm': 'countries', 'dmf_permit_date': 'permit_date', 'notice_code': 'notice_code',
+        }) }} as undecodable_fields
 
     from source
 

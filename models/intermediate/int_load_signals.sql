@@ -106,7 +106,7 @@ undecodable_records as (
     select
         load_items.load_id,
         count(*) as records,
-        string_agg(distinct versions.undecodable_fields, ', ' order by versions.undecodable_fields) as fields
+        string_agg(distinct versions.undecodable_fields, ', ' order by versions.undecodable_fields) as field_names
 
     from {{ ref('stg_mfds__load_items') }} as load_items
     inner join {{ ref('stg_mfds__item_versions') }} as versions
@@ -329,7 +329,7 @@ observations as (
         undecodable_records.records is not null,
         (
             'UTF-8 이 아닌 글자가 든 기록 수 (원시 적재에 받은 그대로 보관)'
-            || coalesce('; 항목: ' || undecodable_records.fields, '')
+            || coalesce('; 항목: ' || undecodable_records.field_names, '')
         )
     from metrics
     left join undecodable_records on metrics.load_id = undecodable_records.load_id

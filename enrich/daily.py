@@ -97,11 +97,13 @@ def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
         order by signal_id""",
         [as_of, load_id, load_id],
     )
+    # ingredient terms only: the alias section picks among candidate ingredient names, and the
+    # mart offers none for applicant and manufacturer terms (there is no alias to propose)
     facts.unmatched = rows(
         con,
         """
         select watch_term, term_kind, candidates from marts.dmf_watchlist_unmatched
-        where as_of_date = ? order by watch_term""",
+        where as_of_date = ? and term_kind = 'ingredient' order by watch_term""",
         [as_of],
     )
     return facts

@@ -990,9 +990,9 @@ def build_warehouse(path: Path, *, enrichment: bool = True, bulk_day_events: int
             [(row["description_ko"], row["what_to_check_ko"], row["signal_id"]) for row in rendered_catalog()],
         )
         con.execute(
-            "insert into marts.dmf_watchlist_unmatched (as_of_date, watch_term, term_kind, candidates) "
-            "values (?, ?, ?, ?)",
-            [RICH_DAY, "=SUM(1)", "ingredient", json.dumps(["스말", "+섬"], ensure_ascii=False)],
+            "insert into marts.dmf_watchlist_unmatched "
+            "(as_of_date, watch_term, term_kind, unmatched_reason, candidates) values (?, ?, ?, ?, ?)",
+            [RICH_DAY, "=SUM(1)", "ingredient", "never_matched", json.dumps(["스말", "+섬"], ensure_ascii=False)],
         )
         _registrations(con)
         con.execute(SUMMARY_SQL)

@@ -264,6 +264,7 @@ def unmatched_term(
     return {
         "watch_term": term,
         "term_kind": "ingredient",
+        "unmatched_reason": "never_matched",
         "candidates": json.dumps(list(candidates), ensure_ascii=False),
     }
 

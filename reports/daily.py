@@ -30,6 +30,8 @@ from reports.layout import (
     OUTCOME_LABEL,
     SEVERITY_LABEL,
     SIGNAL_LABEL,
+    TERM_KIND_LABEL,
+    UNMATCHED_REASON_LABEL,
     YES_NO,
     Col,
     Formats,
@@ -119,7 +121,7 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
         "deliveries": q.notify_deliveries(con, bounds["trend_start"], as_of),
         "proposals": q.pending_proposals(con, tables, as_of),
         "proposal_counts": q.pending_proposal_counts(con, tables, as_of),
-        "unmatched": q.watchlist_unmatched(con, tables, as_of) if publishes else [],
+        "unmatched": q.watchlist_unmatched(con, tables, as_of) if publishes else None,
     }
     # A rejected load publishes nothing: its events are not read even if some exist.
     # A registration back after a withdrawal is reported beside the new ones: both are
@@ -264,7 +266,8 @@ WATCH_COLS = [
 ]
 UNMATCHED_COLS = [
     Col("관심 항목", "watch_term", "text"),
-    Col("종류", "term_kind", "text"),
+    Col("종류", "term_kind_label", "text"),
+    Col("찾지 못한 이유", "reason_label", "text"),
     Col("비슷한 이름 후보(규칙 기반)", "candidates_text", "text"),
 ]
 
@@ -286,8 +289,10 @@ def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict, timeline_rows: dict[
     r += 2
     ws.write_string(r, 0, "오늘 데이터에서 찾지 못한 관심 항목", f.section)
     unmatched = []
-    for row in data["unmatched"]:
+    for row in data["unmatched"] or []:
         row = dict(row)
+        row["term_kind_label"] = label(TERM_KIND_LABEL, row.get("term_kind"))
+        row["reason_label"] = label(UNMATCHED_REASON_LABEL, row.get("unmatched_reason"))
         row["candidates_text"] = _json_list_text(row.get("candidates"))
         unmatched.append(row)
     write_table(
@@ -297,7 +302,11 @@ def _watchlist_sheet(ws: Worksheet, f: Formats, data: dict, timeline_rows: dict[
         UNMATCHED_COLS,
         unmatched,
         main=False,
-        empty_text="없음 — 모든 관심 항목이 규칙으로 매칭되었습니다",
+        empty_text=(
+            "없음 — 모든 관심 항목(성분·신청인·제조소)이 오늘 목록의 등록과 일치합니다"
+            if data["unmatched"] is not None
+            else "확인하지 못함 — 이 날짜의 등록 목록과 대조한 결과가 없습니다(가장 최근 적재 날짜만 대조합니다)"
+        ),
     )
 
 

@@ -163,6 +163,13 @@ FIELD_LABEL = {
     "notice_code": "고시구분",
 }
 CHANGE_KIND_LABEL = {"substantive": "실질 변경", "cosmetic": "표기 변경"}
+TERM_KIND_LABEL = {"ingredient": "성분", "applicant": "신청인", "manufacturer": "제조소"}
+#: Why a watch term matches no registration today (dmf_watchlist_unmatched.unmatched_reason).
+UNMATCHED_REASON_LABEL = {
+    "never_matched": "일치하는 등록 없음(오타 확인)",
+    "all_withdrawn": "모든 등록 취하됨",
+    "no_longer_matching": "등록 내용이 바뀌어 더는 일치하지 않음",
+}
 #: Integrity signals in Korean: a short name and what it means / what to check. Thresholds are
 #: not repeated here (they are dbt vars); the sheet shows them from SQL (기준값, 기준 설명).
 SIGNAL_LABEL = {

@@ -47,6 +47,7 @@ class Tables:
     agy_calls: bool
     proposals: bool
     watchlist_unmatched: bool
+    registrations: bool
 
     @classmethod
     def probe(cls, con: duckdb.DuckDBPyConnection) -> Tables:
@@ -60,6 +61,7 @@ class Tables:
             agy_calls=(ENRICHMENT, "agy_calls") in present,
             proposals=(ENRICHMENT, "proposals") in present,
             watchlist_unmatched=(MARTS, "dmf_watchlist_unmatched") in present,
+            registrations=(MARTS, "dmf_registrations") in present,
         )
 
 
@@ -264,19 +266,26 @@ def field_changes(con, tables: Tables, as_of: date) -> list[Row]:
     )
 
 
-def watchlist_unmatched(con, tables: Tables, as_of: date) -> list[Row]:
+def watchlist_unmatched(con, tables: Tables, as_of: date) -> list[Row] | None:
+    """The watch terms of every kind that match no registration on `as_of`, with why; None when
+    the warehouse cannot tell: the mart is missing, or was built for another day (it holds the
+    latest accepted load only), so a report never reads "every term matched" from no answer."""
     if not tables.watchlist_unmatched:
-        return []
-    return fetch(
+        return None
+    rows = fetch(
         con,
         f"""
-        select watch_term, term_kind, candidates
+        select watch_term, term_kind, unmatched_reason, candidates
         from {MARTS}.dmf_watchlist_unmatched
         where as_of_date = ?
-        order by watch_term, term_kind
+        order by term_kind, watch_term
     """,
         [as_of],
     )
+    if rows or not tables.registrations:
+        return rows or None
+    built_for = fetch_one(con, f"select max(as_of_date) as as_of_date from {MARTS}.dmf_registrations")
+    return [] if built_for and built_for["as_of_date"] == as_of else None
 
 
 def loads(con, first_day: date, last_day: date) -> list[Row]:

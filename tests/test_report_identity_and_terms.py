@@ -129,6 +129,7 @@ def test_report_shows_english_term_matches_with_their_stage_and_reinstated_regis
     assert [k[0] for k in keys] == ["WITHDRAWN", "REINSTATED"] and keys[0][1] == keys[1][1]
 
 
+@pytest.mark.fault("watch terms of every kind that match nothing (a typo, or all withdrawn)")
 def test_every_unmatched_watch_term_of_every_kind_is_listed_with_why_in_the_mart_and_the_report(run):
     settings, _, after_day_2, after_day_3 = run
     added = set(ADDED_TERMS) | {("ingredient", "Formoterol Fumarate")}

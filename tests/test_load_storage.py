@@ -110,7 +110,7 @@ def test_load_runs_row_matches_the_outcome(sim_settings, fast_policy):
             "select min(item_position), max(item_position), count(distinct item_position), "
             "min(page_no), max(page_no), max(repeat_count), count(distinct load_id) from mfds_raw.dmf_items"
         ).fetchone()
-    assert row[:6] == (outcome.load_id, START_DATE, "complete", 1200, 1200, 3)
+    assert row[:6] == (outcome.load_id, START_DATE, "complete", 1200, 1200, 6)  # two passes of 3 pages
     assert row[6].endswith("/1471000/MdcDmfInfoService01/getMdcDmfList01") and "?" not in row[6]
     assert row[7] is True
     assert positions == (0, 1199, 1200, 1, 3, 1, 1)

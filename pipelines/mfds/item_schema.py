@@ -147,6 +147,7 @@ def value_shape(name: str, value: Any) -> str | None:
     if not isinstance(value, str):
         return f"sent as {type(value).__name__}"
     if name in DATE_FIELDS and value.strip():
+        value = value.strip()  # spaces around a date are a quirk staging trims, not another form
         if not _ISO_DATE.match(value):
             return "as " + shown_name(_DIGIT.sub("9", value))
         try:

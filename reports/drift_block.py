@@ -53,6 +53,7 @@ SHAPE_WORDS = {
     "sent as a number": "숫자",
     "sent as a boolean": "참/거짓 값",
     "not a calendar date": "없는 날짜",
+    "with spaces around it": "앞뒤 공백",
     "with every field empty": "모든 필드가 빈 레코드",
 }
 

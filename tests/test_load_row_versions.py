@@ -47,13 +47,13 @@ def _quirky_items() -> list[dict[str, Any]]:
             "ENTP_NAME": "   ",
             "BIZRNO": "\t123-45-67890",
         },
-        {**base, "INGR_KOR_NAME": "줄바꿈\r\n성분 ", "DMF_PERMIT_DATE": " 2026-10-01", "ENTP_NAME": "회사\n"},
+        {**base, "INGR_KOR_NAME": "줄바꿈\r\n성분 ", "DMF_PERMIT_DATE": "2026-10-01", "ENTP_NAME": "회사\n"},
         {
             **base,
             "INGR_KOR_NAME": "보이지\u200b않는\ufeff문자",
             "MANUF_COUNTRY_CODE_NM": "스페인,인도,스페인",
             "DMF_PERMIT_NO": "S12:x;",
-            "DMF_PERMIT_DATE": "N;",
+            "NOTICE_CODE": "N;",
         },  # values that look like the hash's framing
     ]
 

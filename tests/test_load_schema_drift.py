@@ -103,10 +103,12 @@ def test_a_date_in_another_form_is_drift_named_by_its_pattern(real_sample):
     items[20]["DMF_PERMIT_DATE"] = "2026-02-30"
     items[21]["DMF_PERMIT_DATE"] = None  # any field may be empty
     items[22]["DMF_PERMIT_DATE"] = ""
+    items[23]["DMF_PERMIT_DATE"] = " " + items[23]["DMF_PERMIT_DATE"]  # stored, it would come back trimmed
     drift = audit_of(items).drift()
     assert drift is not None and drift.shapes == [
         {"field": "DMF_PERMIT_DATE", "shape": "as 9999-99-99 99:99:99.9", "items": 18},
         {"field": "DMF_PERMIT_DATE", "shape": "not a calendar date", "items": 1},
+        {"field": "DMF_PERMIT_DATE", "shape": "with spaces around it", "items": 1},
     ]
     assert "2026" not in drift.summary()  # the pattern, never a value
 

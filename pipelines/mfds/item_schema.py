@@ -14,8 +14,8 @@ received, and any of these is drift that rejects the load:
   change in the API, not a null: absent from every item it is a rename (`missing`), from some
   items a shape (`shapes`);
 - a value that is **not text** (an array, an object, a number, a boolean; null is fine);
-- a **date** (`DMF_PERMIT_DATE`) that is not an ISO calendar date `YYYY-MM-DD` (null or empty is
-  fine: any field may be empty);
+- a **date** (`DMF_PERMIT_DATE`) that is not exactly an ISO calendar date `YYYY-MM-DD`, spaces
+  around it included (null or empty is fine: any field may be empty);
 - a record with **every field empty**: nothing identifies it, so it can only become a NEW and
   then a WITHDRAWN.
 
@@ -147,7 +147,11 @@ def value_shape(name: str, value: Any) -> str | None:
     if not isinstance(value, str):
         return f"sent as {type(value).__name__}"
     if name in DATE_FIELDS and value.strip():
-        value = value.strip()  # spaces around a date are a quirk staging trims, not another form
+        # Only the exact form is safe to store: DuckDB's JSON reader, which the raw load goes
+        # through, reads a column of dates as DATE and would keep " 2026-10-01" trimmed, so the
+        # raw layer could no longer give back what the API sent.
+        if value != value.strip() and _ISO_DATE.match(value.strip()):
+            return "with spaces around it"
         if not _ISO_DATE.match(value):
             return "as " + shown_name(_DIGIT.sub("9", value))
         try:

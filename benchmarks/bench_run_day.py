@@ -121,9 +121,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == [MORNING]:
-        from dmf.cli import end_process
-
         one_morning(Path(sys.argv[2]), sys.argv[3], date.fromisoformat(sys.argv[4]))
-        end_process(0)  # as `dmf` ends
     else:
         main()

@@ -19,7 +19,6 @@ can refuse to render marts a failed build left behind and say what to fix.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import logging
@@ -118,10 +117,9 @@ def invoke_dbt(
         dict(env or {}, DMF_DUCKDB_PATH=str(settings.duckdb_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     ):
         try:
-            with _cyclic_gc_paused():
-                from dbt.cli.main import dbtRunner  # its first import is dbt's start-up: the collector paused too
+            from dbt.cli.main import dbtRunner
 
-                done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
+            done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
         finally:
             _close_dbt_warehouse()
     if isinstance(done.exception, KeyboardInterrupt):
@@ -136,8 +134,8 @@ def parse_project(settings: Settings) -> Any:
     """dbt imported and the project parsed, for builds that follow in this process; None when
     dbt could not parse it (the build then parses again and says why).
 
-    It reads no warehouse, so `dmf run` does it while another process loads the day: importing
-    dbt and reading its manifest are the two seconds a cron start pays before the first model.
+    It reads no warehouse. A caller that builds several times (a backfill, a test session)
+    parses once and passes the manifest to each build (dbtRunner(manifest=...)).
     """
     try:
         parsed = invoke_dbt(settings, "parse", "--no-write-json")
@@ -161,39 +159,16 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector is paused for the length of a dbt command.
-
-    dbt allocates its manifest and every node's context as millions of small objects; each full
-    collection walks the whole heap while holding the GIL and so stalls both of dbt's threads.
-    Measured with gc.callbacks on a 368-day warehouse: 1.0-1.6 s of collections a morning build
-    before, one deferred collection of 0.4-0.6 s after, for 70-80 MiB more peak memory; and
-    0.16 s of collections while a new process imports dbt.
-    Reference counting still frees what has no cycle; the cycles wait for that one collection.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _close_dbt_warehouse() -> None:
-    """Closes the DuckDB database dbt-duckdb keeps open between commands of one process.
+    """Lets go of the DuckDB database dbt-duckdb keeps open between commands of one process.
 
     Left open, it holds the file's write lock, and DuckDB refuses any other connection of this
-    process with another configuration (a read-only one) to the same file. dbt-duckdb has no
-    public call for it (close_all_connections drops the environment without closing it).
+    process with another configuration (a read-only one) to the same file. dbt-duckdb's
+    close_all_connections drops its environment; the database closes with its last reference.
     """
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager
 
-    with DuckDBConnectionManager._LOCK:
-        if DuckDBConnectionManager._ENV is not None:
-            DuckDBConnectionManager._ENV.close()
-            DuckDBConnectionManager._ENV = None
+    DuckDBConnectionManager.close_all_connections()
 
 
 def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:

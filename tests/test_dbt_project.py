@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import gc
 import json
 import os
 import shutil
@@ -467,30 +466,3 @@ def test_a_null_in_a_published_key_column_fails_the_mart_and_leaves_the_publishe
     with duckdb.connect(str(warehouse), read_only=True) as con:
         assert con.execute(published).fetchall() == before
     assert before and all(verdict for _, verdict in before)
-
-
-def test_a_dbt_command_runs_with_the_cyclic_collector_paused_and_gives_it_back_when_dbt_fails(
-    tmp_settings, monkeypatch
-):
-    from dbt.cli.main import dbtRunner
-
-    seen: list[bool] = []
-
-    def failing_invoke(self, args, **kwargs):
-        seen.append(gc.isenabled())
-        raise RuntimeError("dbt fell over")
-
-    monkeypatch.setattr(dbtRunner, "invoke", failing_invoke)
-    assert gc.isenabled()
-    with pytest.raises(RuntimeError, match="dbt fell over"):
-        invoke_dbt(tmp_settings, "build")
-    assert seen == [False]
-    assert gc.isenabled()
-
-    gc.disable()  # a caller that paused the collector itself keeps it paused
-    try:
-        with pytest.raises(RuntimeError):
-            invoke_dbt(tmp_settings, "build")
-        assert not gc.isenabled()
-    finally:
-        gc.enable()

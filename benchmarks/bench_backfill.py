@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dmf.backfill import backfill
-from settings.config import load_settings
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry
-from simulator.replay import write_replay
+from dmf_watch.commands.backfill import backfill
+from dmf_watch.core.config import load_settings
+from dmf_watch.simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from dmf_watch.simulator.replay import write_replay
 
 TARGET_365_DAYS_S = 15 * 60  # issue 9: a year of daily dumps imports and builds in under 15 minutes
 

@@ -137,15 +137,15 @@ def main() -> None:
     sys.path.insert(0, str(project))  # the loader of the project measured, not of this checkout
     for name in [m for m in sys.modules if m.split(".")[0] in PROJECT_PACKAGES]:
         del sys.modules[name]
-    build_module = importlib.import_module("dmf.build")
+    build_module = importlib.import_module("dmf_watch.commands.build")
     # the morning build, as `dmf run` does it (data tests on the new loads; older checkouts lack it)
     morning = {"new_loads_only": True} if "new_loads_only" in inspect.signature(build_module.build).parameters else {}
     build = functools.partial(build_module.build, **morning)
-    load_settings = importlib.import_module("settings.config").load_settings
-    load_day = importlib.import_module("pipelines.mfds.load").load_day
-    registry_module = importlib.import_module("simulator.registry")
+    load_settings = importlib.import_module("dmf_watch.core.config").load_settings
+    load_day = importlib.import_module("dmf_watch.pipelines.mfds.load").load_day
+    registry_module = importlib.import_module("dmf_watch.simulator.registry")
     SyntheticRegistry, DEFAULT_SEED = registry_module.SyntheticRegistry, registry_module.DEFAULT_SEED
-    SimulatorServer = importlib.import_module("simulator.server").SimulatorServer
+    SimulatorServer = importlib.import_module("dmf_watch.simulator.server").SimulatorServer
     import duckdb
 
     checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c.strip() and 0 < int(c) <= args.days})

@@ -17,10 +17,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import duckdb  # noqa: E402
 
-from enrich.config import load_ai_config  # noqa: E402
-from enrich.daily import build_prompt, read_day  # noqa: E402
-from enrich.guard import check_prompt  # noqa: E402
-from enrich.render import load_schema  # noqa: E402
+from dmf_watch.enrich.ai_config import load_ai_config  # noqa: E402
+from dmf_watch.enrich.daily_briefing import build_prompt, read_day  # noqa: E402
+from dmf_watch.enrich.guard import check_prompt  # noqa: E402
+from dmf_watch.enrich.render import load_schema  # noqa: E402
 from fake_agy.support import Marts, event_from_record, make_settings, real_records, signal, unmatched_term  # noqa: E402
 
 KINDS = [("WITHDRAWN", "HIGH"), ("CHANGED", "MEDIUM"), ("NEW", "INFO"), ("CHANGED", "COSMETIC"), ("NEW", "MEDIUM")]

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from reports.daily import render_daily  # noqa: E402
-from settings.config import load_settings  # noqa: E402
+from dmf_watch.core.config import load_settings  # noqa: E402
+from dmf_watch.reports.daily_report import render_daily  # noqa: E402
 from test_report_fixture import RICH_DAY, build_warehouse  # noqa: E402
 
 

@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import duckdb
 
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry
-from simulator.server import SimulatorServer
+from dmf_watch.simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from dmf_watch.simulator.server import SimulatorServer
 
 KEY = "bench-key"
 MORNING = "--one-morning"  # argv of the child process that runs a day
@@ -47,8 +47,8 @@ MORNING = "--one-morning"  # argv of the child process that runs a day
 def one_morning(root: Path, base_url: str, as_of: date) -> None:
     """One morning, in the child process: prints when each step ended (epoch seconds, so that the
     parent can tell the interpreter's start-up from the steps) as one JSON line."""
-    from dmf.run import run_day
-    from settings.config import load_settings
+    from dmf_watch.commands.run import run_day
+    from dmf_watch.core.config import load_settings
 
     imported = time.time()
     settings = load_settings({}).with_paths(

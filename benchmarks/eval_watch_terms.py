@@ -22,8 +22,8 @@ from pathlib import Path
 
 import duckdb
 
-from dmf.build import invoke_dbt
-from settings.config import load_settings
+from dmf_watch.commands.build import invoke_dbt
+from dmf_watch.core.config import load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 

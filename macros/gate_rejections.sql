@@ -1,5 +1,5 @@
 {#- A gate that fires fails `dbt build` (tests on int_load_signals), which skips every model
-    that publishes events. The build (dmf/build.py) then calls
+    that publishes events. The build (dmf_watch/commands/build.py) then calls
     `dbt run-operation record_gate_rejections` to make the rejection stick: the fired load's
     signals are recorded in the raw layer, so the next build compares new loads with the last accepted one
     and a full refresh reproduces the same history. A build holding several new loads (a
@@ -62,7 +62,7 @@
 
 
 {% macro record_gate_rejections() -%}
-    {#- `dbt run-operation record_gate_rejections`, called by the build (dmf/build.py)
+    {#- `dbt run-operation record_gate_rejections`, called by the build (dmf_watch/commands/build.py)
         right after the gate test failed. Records the earliest fired load that is neither
         recorded nor accepted by a person, and logs which one (or that none was new). -#}
     {%- if not execute -%}
@@ -73,7 +73,7 @@
     {%- do run_query(gate_rejections_table()) -%}
     {%- set earliest -%}
         {#- Only the earliest fired load: a later load of the same build was compared with it,
-            and must be judged again against the last accepted load (dmf/build.py builds
+            and must be judged again against the last accepted load (dmf_watch/commands/build.py builds
             again until no gate fires), exactly as if the days had been built one by one. -#}
         select load_id
         from {{ signals }}

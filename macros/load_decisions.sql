@@ -1,4 +1,4 @@
-{#- A person's verdict on a load (`dmf accept-load` / `dmf reject-load`, dmf/decisions.py)
+{#- A person's verdict on a load (`dmf accept-load` / `dmf reject-load`, dmf_watch/commands/decisions.py)
     lives in the raw layer beside the loads: append-only, the latest decision per load wins,
     latest by decision_seq (the order the warehouse recorded them in, never a clock). The hook
     creates the table so the source exists before anyone has decided anything, and gives a table

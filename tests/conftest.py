@@ -17,12 +17,12 @@ import pytest
 
 # The packages come from the editable install (README: `pip install -e '.[test]'`), never from
 # sys.path edits: a test imports exactly what a user's `dmf` imports.
-import dmf.build
-from pipelines.mfds.settings import RetryPolicy
-from settings.config import Settings, load_settings
-from simulator.faults import Faults
-from simulator.registry import DEFAULT_SEED, SyntheticRegistry
-from simulator.server import SimulatorServer, StaticSource
+from dmf_watch.commands import build as build_module
+from dmf_watch.core.config import Settings, load_settings
+from dmf_watch.pipelines.mfds.settings import RetryPolicy
+from dmf_watch.simulator.faults import Faults
+from dmf_watch.simulator.registry import DEFAULT_SEED, SyntheticRegistry
+from dmf_watch.simulator.server import SimulatorServer, StaticSource
 
 # A distinctive fake key: if any byte of it shows up in a file or a log, a test says so.
 SERVICE_KEY = "SECRET-KEY-9f3b1c7e+Zq/Wx=="
@@ -77,7 +77,7 @@ def _fast_tier_runs_no_dbt(request: pytest.FixtureRequest, monkeypatch: pytest.M
     def refuse(*args: object, **kwargs: object) -> None:
         pytest.fail(f"{request.node.nodeid} runs dbt: mark its module `pytestmark = pytest.mark.e2e`")
 
-    monkeypatch.setattr(dmf.build, "invoke_dbt", refuse)
+    monkeypatch.setattr(build_module, "invoke_dbt", refuse)
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,9 @@ from datetime import date
 
 import duckdb
 
-from dmf.run import DayOutcome, run_day
-from settings.config import Settings
-from simulator.server import SimulatorServer
+from dmf_watch.commands.run import DayOutcome, run_day
+from dmf_watch.core.config import Settings
+from dmf_watch.simulator.server import SimulatorServer
 
 
 class DaysSource:

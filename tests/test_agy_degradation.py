@@ -10,10 +10,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from enrich.badges import BADGE_TEXT
-from enrich.daily import enrich_day
+from dmf_watch.core.config import today_in_seoul
+from dmf_watch.enrich.badges import BADGE_TEXT
+from dmf_watch.enrich.daily_briefing import enrich_day
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal, unmatched_term
-from settings.config import today_in_seoul
 
 # the fake agy runs as a child process (timeouts, kills, the circuit): the integration tier.
 pytestmark = pytest.mark.integration

@@ -151,7 +151,7 @@ def editor_line(text: str, fragment: str) -> int:
 BUILD_ON_COPY = """
 import dataclasses, sys
 from pathlib import Path
-from dmf import cli
+from dmf_watch.commands import cli
 settings = cli.load_settings()
 cli.load_settings = lambda: dataclasses.replace(settings, project_dir=Path(sys.argv[1]))
 raise SystemExit(cli.main(["build"]))

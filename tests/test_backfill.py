@@ -13,11 +13,11 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY, small_registry
-from dmf.backfill import backfill
-from dmf.status import day_statuses
+from dmf_watch.commands.backfill import backfill
+from dmf_watch.commands.status import day_statuses
+from dmf_watch.core.config import Settings, load_settings
+from dmf_watch.simulator.replay import write_replay
 from scenarios import DaysSource, query, run_days
-from settings.config import Settings, load_settings
-from simulator.replay import write_replay
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from conftest import SERVICE_KEY, small_registry
-from pipelines.mfds.dumps import Dump, date_in_name, read_dump
-from settings.config import today_in_seoul
-from simulator.replay import write_replay
+from dmf_watch.core.config import today_in_seoul
+from dmf_watch.pipelines.mfds.dumps import Dump, date_in_name, read_dump
+from dmf_watch.simulator.replay import write_replay
 from test_cli_inputs import _refused, env, no_network  # noqa: F401  (fixtures)
 
 DAY = date(2026, 11, 2)
@@ -183,10 +183,10 @@ def test_a_real_dump_is_stored_by_the_live_writer_with_every_value_byte_for_byte
     """The import step of `dmf backfill` (read_dump, then the live writer) on the real sample."""
     import duckdb
 
-    from pipelines.mfds import mfds_dump_source
-    from pipelines.mfds.dumps import find_dumps
-    from pipelines.mfds.load import new_load_id, ready_pipeline, write_load
-    from pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
+    from dmf_watch.pipelines.mfds import mfds_dump_source
+    from dmf_watch.pipelines.mfds.dumps import find_dumps
+    from dmf_watch.pipelines.mfds.load import new_load_id, ready_pipeline, write_load
+    from dmf_watch.pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
 
     (dump,) = find_dumps(real_data_dir / "sample_2026-10-08.jsonl", today_in_seoul())
     assert dump.as_of == date(2026, 10, 8)

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from dmf.backup import copies
-from dmf.cli import main
+from dmf_watch.commands.backup import copies
+from dmf_watch.commands.cli import main
+from dmf_watch.core.config import Settings, load_settings
 from scenarios import DaysSource, point_dmf_at, query, run_days
-from settings.config import Settings, load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt and whole days: the slow tier
 

@@ -27,7 +27,12 @@ def dmf(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
         **env,
     )
     return subprocess.run(
-        [sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=base, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args],
+        cwd=PROJECT,
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

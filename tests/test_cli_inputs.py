@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE
-from dmf.cli import main
+from dmf_watch.commands.cli import main
+from dmf_watch.core.config import today_in_seoul
 from scenarios import query
-from settings.config import today_in_seoul
 
 PASSWORD = "pa55-Hunter2-xyz"
 
@@ -149,9 +149,9 @@ def test_the_loader_itself_refuses_a_metadata_url_when_called_without_the_cli(tm
     """Defence in depth: load_day and fetch_registry judge the URL whoever calls them."""
     import dataclasses
 
-    from pipelines.mfds.helpers import fetch_registry
-    from pipelines.mfds.load import load_day
-    from settings.errors import ConfigError
+    from dmf_watch.core.errors import ConfigError
+    from dmf_watch.pipelines.mfds.helpers import fetch_registry
+    from dmf_watch.pipelines.mfds.load import load_day
 
     settings = dataclasses.replace(tmp_settings, api_base_url="http://169.254.169.254/latest")
     with pytest.raises(ConfigError, match="cloud metadata"):
@@ -164,7 +164,7 @@ def test_the_loader_itself_refuses_a_metadata_url_when_called_without_the_cli(tm
 
 def test_a_private_mirror_named_in_the_allowed_hosts_passes_the_url_check():
     """The check alone (no connection is tried here): a mirror named on purpose is allowed."""
-    from settings.url_policy import base_url_problem
+    from dmf_watch.core.url_policy import base_url_problem
 
     assert base_url_problem("https://10.1.2.3/mfds", ["10.1.2.3"]) is None
     assert base_url_problem("https://10.1.2.3/mfds", ["10.0.0.0/8"]) is None
@@ -233,7 +233,7 @@ def test_a_live_load_before_the_latest_load_is_refused_and_the_latest_day_may_ru
 
 
 def query_count(env: Path) -> tuple[int, int]:
-    from settings.config import load_settings
+    from dmf_watch.core.config import load_settings
 
     settings = load_settings()
     return query(

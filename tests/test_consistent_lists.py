@@ -15,10 +15,10 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY
-from dmf.ground_truth import compare_day
-from reports.daily import report_path
+from dmf_watch.commands.ground_truth import compare_day
+from dmf_watch.reports.daily_report import report_path
+from dmf_watch.simulator.registry import SyntheticRegistry
 from scenarios import query, run_days
-from simulator.registry import SyntheticRegistry
 
 pytestmark = pytest.mark.e2e  # whole days through dbt: the slow tier
 

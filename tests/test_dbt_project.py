@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import SERVICE_KEY, read_jsonl
-from dmf.build import SEED_ONLY_MODELS, build, invoke_dbt
+from dmf_watch.commands.build import SEED_ONLY_MODELS, build, invoke_dbt
 from scenarios import DaysSource, run_days
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
@@ -29,7 +29,7 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def replayed(real_data_dir, tmp_path_factory):
     """A warehouse holding two replayed real days, built by the real pipeline."""
-    from settings.config import load_settings
+    from dmf_watch.core.config import load_settings
 
     root = tmp_path_factory.mktemp("replayed")
     settings = load_settings({}).with_paths(
@@ -389,7 +389,7 @@ def _last_dbt_invocation_log(settings) -> str:
 
 
 def test_the_morning_build_logs_each_result_and_failure_but_not_each_statement(replayed, tmp_path):
-    """dmf run's build writes dbt's log file at info level (dmf/build.py _build): an operator still
+    """dmf run's build writes dbt's log file at info level (dmf_watch/commands/build.py _build): an operator still
     reads there what ran, how long it took and which test failed with its message; the SQL each
     statement ran is left to the target dir, and any other build logs it as dbt does (debug)."""
     settings = _editable_copy(replayed, tmp_path)

@@ -19,8 +19,8 @@ import pytest
 
 from conftest import SERVICE_KEY, START_DATE
 from disks import fill, tmpfs
+from dmf_watch.core.config import load_settings
 from scenarios import query
-from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -46,7 +46,12 @@ def _dmf(disks: dict[str, Path], base_url: str, *args: str) -> subprocess.Comple
         MFDS_SERVICE_KEY=SERVICE_KEY,
     )
     return subprocess.run(
-        [sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env, capture_output=True, text=True, timeout=400
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
     )
 
 

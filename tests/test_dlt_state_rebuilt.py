@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE
-from pipelines.mfds.load import load_day
-from pipelines.mfds.settings import PIPELINE_NAME
+from dmf_watch.pipelines.mfds.load import load_day
+from dmf_watch.pipelines.mfds.settings import PIPELINE_NAME
 
 
 @pytest.mark.fault("a corrupted dlt state file")
@@ -20,7 +20,7 @@ def test_an_unreadable_dlt_state_is_set_aside_in_one_log_line_and_the_next_load_
     assert load_day(sim_settings, START_DATE, service_key=SERVICE_KEY).fetch_status == "complete"
     working_dir = sim_settings.state_dir / "dlt" / PIPELINE_NAME
     (working_dir / broken).write_text('{"truncated', encoding="utf-8")
-    caplog.set_level(logging.WARNING, logger="pipelines.mfds.load")
+    caplog.set_level(logging.WARNING, logger="dmf_watch.pipelines.mfds.load")
 
     outcome = load_day(sim_settings, START_DATE + timedelta(days=1), service_key=SERVICE_KEY)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from enrich.daily import enrich_day
+from dmf_watch.enrich.daily_briefing import enrich_day
 from fake_agy.support import FAKE_AGY, Marts, fake_calls, fake_env, make_settings, sample_events
 
 # doctor runs the fake agy as a child process: the integration tier.
@@ -37,7 +37,7 @@ def dmf_doctor_fix(tmp_path: Path, binary: Path, log: Path) -> subprocess.Comple
         FAKE_AGY_LOG=str(log),
     )
     return subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "doctor", "--fix"],
+        [sys.executable, "-m", "dmf_watch.commands.cli", "doctor", "--fix"],
         cwd=PROJECT,
         env=env,
         capture_output=True,

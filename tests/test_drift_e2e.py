@@ -12,11 +12,11 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, StaticSource
+from dmf_watch.core.config import load_settings
+from dmf_watch.pipelines.mfds.settings import SOURCE_FIELDS
+from dmf_watch.reports.drift_block import AI_TITLE, DRIFT_NO_GATE
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
-from pipelines.mfds.settings import SOURCE_FIELDS
-from reports.drift_block import AI_TITLE, DRIFT_NO_GATE
 from scenarios import query, run_days
-from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

@@ -6,8 +6,8 @@ import os
 import time
 from datetime import UTC, datetime, timedelta
 
-from enrich.budget import CircuitBreaker, ResultCache, TokenBudget
-from enrich.config import load_ai_config
+from dmf_watch.enrich.ai_config import load_ai_config
+from dmf_watch.enrich.budget import CircuitBreaker, ResultCache, TokenBudget
 from fake_agy.support import make_settings
 
 

@@ -8,7 +8,7 @@ from datetime import date
 import duckdb
 import pytest
 
-from enrich.daily import enrich_day
+from dmf_watch.enrich.daily_briefing import enrich_day
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal, unmatched_term
 
 # each briefing asks the fake agy, a child process: the integration tier.
@@ -217,7 +217,7 @@ def test_unexpected_error_becomes_a_failed_value(tmp_path, monkeypatch):
     def boom(con, as_of):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr("enrich.daily.read_day", boom)
+    monkeypatch.setattr("dmf_watch.enrich.daily_briefing.read_day", boom)
     outcome = enrich_day(settings, DAY)
     assert (outcome.status, outcome.skip_reason) == ("FAILED", "internal_error")
     assert "RuntimeError" in outcome.summary()

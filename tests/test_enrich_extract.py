@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from enrich.extract import best_object, extract_and_validate, json_objects, validate
-from enrich.parse import parse_anomaly, parse_daily, parse_drift, parse_weekly
-from enrich.render import load_schema
+from dmf_watch.enrich.extract import best_object, extract_and_validate, json_objects, validate
+from dmf_watch.enrich.parse import parse_anomaly, parse_daily, parse_drift, parse_weekly
+from dmf_watch.enrich.render import load_schema
 
 SCHEMA = load_schema("uc1_briefing.schema.json")
 GOOD = {

@@ -8,9 +8,9 @@ from datetime import date
 import duckdb
 import pytest
 
-from enrich.config import load_ai_config
-from enrich.daily import build_prompt, read_day
-from enrich.render import load_schema
+from dmf_watch.enrich.ai_config import load_ai_config
+from dmf_watch.enrich.daily_briefing import build_prompt, read_day
+from dmf_watch.enrich.render import load_schema
 from fake_agy.support import Marts, event_from_record, make_settings, real_records, signal, unmatched_term
 
 # the prompt is handed to the fake agy, a child process: the integration tier.

@@ -7,8 +7,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from enrich.daily import enrich_day
-from enrich.proposals import decide, list_proposals, overdue_proposals, show_proposal
+from dmf_watch.enrich.daily_briefing import enrich_day
+from dmf_watch.enrich.proposals import decide, list_proposals, overdue_proposals, show_proposal
 from fake_agy.support import Marts, fake_env, make_settings, query, sample_events, unmatched_term
 
 # proposals come from the fake agy, a child process: the integration tier.

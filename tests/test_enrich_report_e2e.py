@@ -12,12 +12,12 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from enrich.badges import BADGE_TEXT
-from enrich.daily import enrich_day
+from dmf_watch.core.config import load_settings
+from dmf_watch.enrich.badges import BADGE_TEXT
+from dmf_watch.enrich.daily_briefing import enrich_day
+from dmf_watch.reports.daily_report import AI_COMMENT_HEADER, render_daily
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
-from reports.daily import AI_COMMENT_HEADER, render_daily
 from scenarios import DaysSource, query, run_days
-from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

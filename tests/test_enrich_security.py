@@ -10,14 +10,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from enrich import sanitize
-from enrich.client import FORBIDDEN_FLAGS, build_args
-from enrich.config import AiConfig, load_ai_config
-from enrich.daily import build_prompt, enrich_day, read_day
-from enrich.doctor import run_doctor
-from enrich.guard import check_prompt
-from enrich.render import RenderedPrompt, load_schema, substitute
-from enrich.workspace import check_permissions, install_permission_block, prepare_workspace
+from dmf_watch.enrich import sanitize
+from dmf_watch.enrich.agy_checks import run_doctor
+from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
+from dmf_watch.enrich.client import FORBIDDEN_FLAGS, build_args
+from dmf_watch.enrich.daily_briefing import build_prompt, enrich_day, read_day
+from dmf_watch.enrich.guard import check_prompt
+from dmf_watch.enrich.render import RenderedPrompt, load_schema, substitute
+from dmf_watch.enrich.workspace import check_permissions, install_permission_block, prepare_workspace
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events
 
 DAY = date(2026, 10, 8)
@@ -105,7 +105,7 @@ def test_guard_picks_transport_by_size():
 
 
 def test_guard_refusal_means_no_call(tmp_path, monkeypatch):
-    from enrich.runner import Tools
+    from dmf_watch.enrich.runner import Tools
 
     log = fake_env(monkeypatch, tmp_path)
     settings = make_settings(tmp_path)

@@ -7,9 +7,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from enrich.anomaly import explain_anomaly
-from enrich.drift import diagnose_api_drift
-from enrich.weekly import enrich_week
+from dmf_watch.enrich.anomaly import explain_anomaly
+from dmf_watch.enrich.drift import diagnose_api_drift
+from dmf_watch.enrich.weekly_briefing import enrich_week
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal
 
 # the weekly and anomaly runs ask the fake agy, a child process: the integration tier.

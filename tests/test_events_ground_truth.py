@@ -10,13 +10,13 @@ from datetime import date, timedelta
 import pytest
 
 from conftest import SERVICE_KEY
-from dmf.build import build
-from dmf.ground_truth import compare_days, table
-from dmf.run import run_day
+from dmf_watch.commands.build import build
+from dmf_watch.commands.ground_truth import compare_days, table
+from dmf_watch.commands.run import run_day
+from dmf_watch.core.config import load_settings
+from dmf_watch.simulator.registry import SyntheticRegistry
+from dmf_watch.simulator.server import SimulatorServer
 from scenarios import DaysSource, query, run_days
-from settings.config import load_settings
-from simulator.registry import SyntheticRegistry
-from simulator.server import SimulatorServer
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

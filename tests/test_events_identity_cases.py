@@ -11,10 +11,10 @@ from datetime import date, timedelta
 import pytest
 
 from conftest import SERVICE_KEY
-from dmf.ground_truth import compare_dates, table
+from dmf_watch.commands.ground_truth import compare_dates, table
+from dmf_watch.simulator.evolution import IdentityCases
+from dmf_watch.simulator.registry import SyntheticRegistry
 from scenarios import query, run_days
-from simulator.evolution import IdentityCases
-from simulator.registry import SyntheticRegistry
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -27,7 +27,7 @@ CASES = IdentityCases(day=2, returns_after=(1, 7, 400), renumbered_with_manufact
 @pytest.fixture(scope="module")
 def identity_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("identity")
-    from settings.config import load_settings
+    from dmf_watch.core.config import load_settings
 
     settings = load_settings({}).with_paths(
         duckdb_path=root / "dmf.duckdb",

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from dmf.build import build
+from dmf_watch.commands.build import build
+from dmf_watch.core.errors import DmfError
 from scenarios import DaysSource, query, run_days
-from settings.errors import DmfError
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -34,7 +34,12 @@ def dmf(settings, *args: str) -> subprocess.CompletedProcess:
         DMF_AI_DISABLED="1",
     )
     return subprocess.run(
-        [sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -56,7 +61,7 @@ def null_severity_rows(settings) -> dict[str, int]:
 def header_only_rules(real_data_dir, tmp_path):
     """Two replayed real days built by the real project, then a project copy whose
     severity_rules.csv keeps only its header."""
-    from settings.config import load_settings
+    from dmf_watch.core.config import load_settings
 
     settings = load_settings({}).with_paths(
         duckdb_path=tmp_path / "dmf.duckdb",

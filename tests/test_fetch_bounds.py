@@ -9,9 +9,9 @@ import time
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, pointed_at
-from pipelines.mfds.helpers import fetch_registry
-from pipelines.mfds.load import load_day
-from pipelines.mfds.settings import MAX_PLAUSIBLE_TOTAL
+from dmf_watch.pipelines.mfds.helpers import fetch_registry
+from dmf_watch.pipelines.mfds.load import load_day
+from dmf_watch.pipelines.mfds.settings import MAX_PLAUSIBLE_TOTAL
 
 
 @pytest.mark.fault("a server that sends one byte at a time")

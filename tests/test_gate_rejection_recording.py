@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY
+from dmf_watch.core.config import Settings, load_settings
+from dmf_watch.simulator.registry import SyntheticRegistry
+from dmf_watch.simulator.server import SimulatorServer
 from scenarios import query, run_days
-from settings.config import Settings, load_settings
-from simulator.registry import SyntheticRegistry
-from simulator.server import SimulatorServer
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -99,7 +99,7 @@ def test_a_rejection_is_recorded_when_the_intermediate_schema_is_renamed(tmp_pat
 DMF_ON_COPY = """
 import dataclasses, sys
 from pathlib import Path
-from dmf import cli
+from dmf_watch.commands import cli
 settings = cli.load_settings()
 cli.load_settings = lambda: dataclasses.replace(settings, project_dir=Path(sys.argv[1]))
 raise SystemExit(cli.main(sys.argv[2:]))

@@ -11,9 +11,9 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, StaticSource
-from dmf.ground_truth import compare_day
+from dmf_watch.commands.ground_truth import compare_day
+from dmf_watch.simulator.registry import SyntheticRegistry
 from scenarios import query, run_days
-from simulator.registry import SyntheticRegistry
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -31,7 +31,7 @@ def _sheet_text(path) -> str:
 def identity_break(tmp_path_factory):
     """Day 2 serves every number with `_` for `-` and no BIZRNO; days 1 and 3 are normal."""
     root = tmp_path_factory.mktemp("identity_break")
-    from settings.config import load_settings
+    from dmf_watch.core.config import load_settings
 
     settings = load_settings({}).with_paths(
         duckdb_path=root / "dmf.duckdb",

@@ -1,5 +1,6 @@
-"""Imports run the way data flows: the stages import only `settings` and the stages before
-them, only the `dmf` command imports them all, and no two packages import each other.
+"""Imports run the way data flows: the stages of `dmf_watch` import only `core` and the stages
+before them, only `commands` (the `dmf` command) imports them all, and no two stages import
+each other.
 The README's layout drawing names exactly the packages the tree holds."""
 
 from __future__ import annotations
@@ -12,17 +13,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("settings", "simulator", "pipelines", "enrich", "reports", "notify", "dmf")
+PACKAGE = "dmf_watch"
+PACKAGES = ("core", "simulator", "pipelines", "enrich", "reports", "notify", "commands")
 
 # What each package may import, besides itself: the data's direction, never back.
 ALLOWED = {
-    "settings": set(),
-    "simulator": {"settings"},
-    "pipelines": {"settings"},
-    "enrich": {"settings", "pipelines"},
-    "reports": {"settings", "enrich"},
-    "notify": {"settings", "reports"},
-    "dmf": set(PACKAGES) - {"dmf"},
+    "core": set(),
+    "simulator": {"core"},
+    "pipelines": {"core"},
+    "enrich": {"core", "pipelines"},
+    "reports": {"core", "enrich"},
+    "notify": {"core", "reports"},
+    "commands": set(PACKAGES) - {"commands"},
 }
 
 
@@ -30,7 +32,7 @@ def package_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
     """{package: {imported package: {module that imports it}}}, lazy imports included."""
     graph: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
+        for path in sorted((root / PACKAGE / package).rglob("*.py")):
             module = ".".join(path.relative_to(root).with_suffix("").parts)
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -40,7 +42,8 @@ def package_imports(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
                 else:
                     continue
                 for name in names:
-                    target = name.split(".")[0]
+                    parts = name.split(".")
+                    target = parts[1] if parts[0] == PACKAGE and len(parts) > 1 else None
                     if target in PACKAGES and target != package:
                         graph[package][target].add(module)
     return graph
@@ -74,15 +77,21 @@ def test_the_cycle_finder_finds_a_cycle_through_a_third_package() -> None:
 def test_each_package_imports_only_what_comes_before_it_in_the_data_flow(package: str) -> None:
     imports = package_imports()[package]
     wrong = {target: sorted(modules) for target, modules in imports.items() if target not in ALLOWED[package]}
-    assert wrong == {}, f"{package} imports {wrong}: move the shared piece to settings/ or the call to dmf/"
+    assert wrong == {}, (
+        f"{package} imports {wrong}: move the shared piece to dmf_watch/core/ or the call to dmf_watch/commands/"
+    )
 
 
 def test_the_readme_layout_drawing_names_every_package_and_folder_of_the_tree() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     drawing = readme.split("## How it works — the layout follows the data", 1)[1].split("```")[1]
     drawn = {match.split("/")[0] for match in re.findall(r"^([a-z_]+/(?:[a-z_]+/)*)", drawing, re.MULTILINE)}
-    python_packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
-    assert python_packages <= drawn, f"not drawn: {sorted(python_packages - drawn)}"
+    drawn_stages = set(re.findall(r"^  ([a-z_]+)/", drawing, re.MULTILINE))
+    stages = {path.parent.name for path in (ROOT / PACKAGE).glob("*/__init__.py")}
+    assert {path.parent.name for path in ROOT.glob("*/__init__.py")} == {PACKAGE}, "one top-level package"
+    assert stages == set(PACKAGES), f"the import rules above know {sorted(PACKAGES)}, the tree holds {sorted(stages)}"
+    assert stages <= drawn_stages, f"not drawn: {sorted(stages - drawn_stages)}"
     assert all((ROOT / name).is_dir() for name in drawn), (
         f"drawn but absent: {sorted(n for n in drawn if not (ROOT / n).is_dir())}"
     )
+    assert all((ROOT / PACKAGE / name).is_dir() for name in drawn_stages)

@@ -22,13 +22,13 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY
-from dmf.backfill import backfill
-from dmf.build import build
+from dmf_watch.commands.backfill import backfill
+from dmf_watch.commands.build import build
+from dmf_watch.core.config import Settings, load_settings
+from dmf_watch.simulator.evolution import IdentityCases
+from dmf_watch.simulator.registry import SyntheticRegistry
+from dmf_watch.simulator.replay import write_replay
 from scenarios import DaysSource, query, run_days
-from settings.config import Settings, load_settings
-from simulator.evolution import IdentityCases
-from simulator.registry import SyntheticRegistry
-from simulator.replay import write_replay
 
 pytestmark = [pytest.mark.e2e, pytest.mark.longest]  # 60 days of real builds: about half an hour
 

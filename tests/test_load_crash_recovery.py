@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, pointed_at
-from dmf.run import run_day
-from pipelines.mfds.load import load_day, mfds_pipeline
+from dmf_watch.commands.run import run_day
+from dmf_watch.pipelines.mfds.load import load_day, mfds_pipeline
 from scenarios import query
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
@@ -28,9 +28,9 @@ PROJECT = Path(__file__).resolve().parents[1]
 CHILD = """
 import os, signal
 from datetime import date
-from settings.config import load_settings
-from pipelines.mfds import mfds_source
-from pipelines.mfds.load import mfds_pipeline, new_load_id
+from dmf_watch.core.config import load_settings
+from dmf_watch.pipelines.mfds import mfds_source
+from dmf_watch.pipelines.mfds.load import mfds_pipeline, new_load_id
 settings = load_settings()
 pipeline = mfds_pipeline(settings)
 source = mfds_source(as_of=date.fromisoformat({as_of!r}), load_id=new_load_id(),
@@ -180,7 +180,7 @@ def test_the_command_line_after_a_kill_prints_no_bug_message(stage, tmp_settings
         HOME=str(tmp_path / "home"),
     )
     done = subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
+        [sys.executable, "-m", "dmf_watch.commands.cli", "load", "--as-of", START_DATE.isoformat()],
         cwd=PROJECT,
         env=env,
         capture_output=True,

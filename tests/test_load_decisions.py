@@ -15,9 +15,9 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY
-from dmf.ground_truth import compare_day
+from dmf_watch.commands.ground_truth import compare_day
+from dmf_watch.simulator.registry import SyntheticRegistry
 from scenarios import query, run_days
-from simulator.registry import SyntheticRegistry
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -65,7 +65,12 @@ def dmf(settings, *args: str) -> subprocess.CompletedProcess:
         DMF_AI_DISABLED="1",
     )
     return subprocess.run(
-        [sys.executable, "-m", "dmf.cli", *args], cwd=PROJECT, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -77,7 +82,7 @@ def counts(settings, as_of: date) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def decided(tmp_path_factory):
-    from settings.config import load_settings
+    from dmf_watch.core.config import load_settings
 
     root = tmp_path_factory.mktemp("decisions")
     settings = load_settings({}).with_paths(

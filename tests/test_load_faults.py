@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, pointed_at
-from pipelines.mfds.load import load_day
+from dmf_watch.pipelines.mfds.load import load_day
 
 
 def _load(settings, server, policy, **kwargs):

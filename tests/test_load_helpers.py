@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 import pytest
 
 from conftest import START_DATE
-from pipelines.mfds.helpers import ApiError, decode_service_key, describe_code, parse_page, redact
-from pipelines.mfds.load import LoadOutcome, load_day, new_load_id
-from pipelines.mfds.settings import RESULT_CODES, RetryPolicy
-from settings.errors import ConfigError
-from simulator.server import error_xml
+from dmf_watch.core.errors import ConfigError
+from dmf_watch.pipelines.mfds.helpers import ApiError, decode_service_key, describe_code, parse_page, redact
+from dmf_watch.pipelines.mfds.load import LoadOutcome, load_day, new_load_id
+from dmf_watch.pipelines.mfds.settings import RESULT_CODES, RetryPolicy
+from dmf_watch.simulator.server import error_xml
 
 ITEM = {
     "DMF_PERMIT_NO": None,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import duckdb
 
 from conftest import SERVICE_KEY, START_DATE, pointed_at
-from pipelines.mfds.load import load_day
-from pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
-from simulator.replay import ReplaySource
+from dmf_watch.pipelines.mfds.load import load_day
+from dmf_watch.pipelines.mfds.settings import COLUMN_NAMES, SOURCE_FIELDS
+from dmf_watch.simulator.replay import ReplaySource
 
 
 def test_real_sample_loads_with_every_value_identical(

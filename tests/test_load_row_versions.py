@@ -16,14 +16,14 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, pointed_at, small_registry
-from dmf.build import build
-from pipelines.mfds import row_versions, run_row, run_row_resource
-from pipelines.mfds.helpers import fetch_registry
-from pipelines.mfds.load import load_day, mfds_pipeline, new_load_id
-from pipelines.mfds.settings import COLUMN_NAMES, ITEM_SCHEMA, RAW_SCHEMA_CONTRACT, SOURCE_FIELDS
+from dmf_watch.commands.build import build
+from dmf_watch.core.errors import DmfError
+from dmf_watch.pipelines.mfds import row_versions, run_row, run_row_resource
+from dmf_watch.pipelines.mfds.helpers import fetch_registry
+from dmf_watch.pipelines.mfds.load import load_day, mfds_pipeline, new_load_id
+from dmf_watch.pipelines.mfds.settings import COLUMN_NAMES, ITEM_SCHEMA, RAW_SCHEMA_CONTRACT, SOURCE_FIELDS
+from dmf_watch.simulator.replay import ReplaySource
 from scenarios import query
-from settings.errors import DmfError
-from simulator.replay import ReplaySource
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

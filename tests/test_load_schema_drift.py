@@ -9,15 +9,15 @@ import json
 import duckdb
 import pytest
 
-import pipelines.mfds as mfds
+import dmf_watch.pipelines.mfds as mfds
 from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
-from dmf.build import build
-from pipelines.mfds import helpers
-from pipelines.mfds.helpers import parse_page
-from pipelines.mfds.item_schema import KeyAudit
-from pipelines.mfds.load import load_day, mfds_pipeline
-from pipelines.mfds.settings import ITEM_SCHEMA, SOURCE_FIELDS
-from simulator.server import camel_case
+from dmf_watch.commands.build import build
+from dmf_watch.pipelines.mfds import helpers
+from dmf_watch.pipelines.mfds.helpers import parse_page
+from dmf_watch.pipelines.mfds.item_schema import KeyAudit
+from dmf_watch.pipelines.mfds.load import load_day, mfds_pipeline
+from dmf_watch.pipelines.mfds.settings import ITEM_SCHEMA, SOURCE_FIELDS
+from dmf_watch.simulator.server import camel_case
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

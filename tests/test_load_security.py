@@ -10,7 +10,7 @@ from urllib.parse import quote, quote_plus
 import duckdb
 
 from conftest import SERVICE_KEY, START_DATE, pointed_at
-from pipelines.mfds.load import load_day
+from dmf_watch.pipelines.mfds.load import load_day
 
 KEY_FORMS = {SERVICE_KEY, quote(SERVICE_KEY, safe=""), quote_plus(SERVICE_KEY), "9f3b1c7e"}
 

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, StaticSource
-from simulator.faults import Faults, FaultSpecError
-from simulator.server import SERVICE_PATH, error_xml
+from dmf_watch.simulator.faults import Faults, FaultSpecError
+from dmf_watch.simulator.server import SERVICE_PATH, error_xml
 
 LIST = "/getMdcDmfList01"
 

@@ -6,9 +6,9 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, StaticSource, pointed_at
-from pipelines.mfds.load import load_day
-from pipelines.mfds.settings import COLUMN_NAMES
-from settings.errors import ConfigError
+from dmf_watch.core.errors import ConfigError
+from dmf_watch.pipelines.mfds.load import load_day
+from dmf_watch.pipelines.mfds.settings import COLUMN_NAMES
 
 RUN_COLUMNS = [
     "load_id",

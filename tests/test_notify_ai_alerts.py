@@ -10,13 +10,13 @@ from datetime import UTC, date, datetime, timedelta
 import duckdb
 import pytest
 
-from enrich import store as enrich_store
-from enrich.anomaly import explain_anomaly
-from enrich.daily import enrich_day
-from enrich.runner import base_run, write_run
+from dmf_watch.core.config import today_in_seoul
+from dmf_watch.enrich import enrichment_store as enrich_store
+from dmf_watch.enrich.anomaly import explain_anomaly
+from dmf_watch.enrich.daily_briefing import enrich_day
+from dmf_watch.enrich.runner import base_run, write_run
+from dmf_watch.notify.day import notify_day
 from fake_agy.support import Marts, fake_env, make_settings, sample_events, signal
-from notify.day import notify_day
-from settings.config import today_in_seoul
 
 # each day asks the fake agy, a child process: the integration tier.
 pytestmark = pytest.mark.integration

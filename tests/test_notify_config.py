@@ -6,8 +6,8 @@ from __future__ import annotations
 import tomllib
 from urllib.parse import quote
 
-from notify.config import CONFIG_FILE, Route, load_notify_config
-from notify.redact import Scrubber
+from dmf_watch.notify.destinations import CONFIG_FILE, Route, load_notify_config
+from dmf_watch.notify.redact import Scrubber
 
 PASSWORD = "Pw-7c1e9QxZ-notify"
 

@@ -17,14 +17,14 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from dmf import cli
-from dmf.run import run_day
+from dmf_watch.commands import cli
+from dmf_watch.commands.run import run_day
+from dmf_watch.core.config import load_settings
+from dmf_watch.notify.day import notify_day
+from dmf_watch.simulator.server import SimulatorServer
 from fake_agy.support import FAKE_AGY
 from loopback import SmtpServer, WebhookReceiver
-from notify.day import notify_day
 from scenarios import DaysSource, query, run_days
-from settings.config import load_settings
-from simulator.server import SimulatorServer
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

@@ -11,12 +11,12 @@ import duckdb
 import pytest
 
 from conftest import SERVICE_KEY
-from dmf.build import build
-from dmf.ground_truth import compare_day
-from pipelines.mfds.load import load_day
+from dmf_watch.commands.build import build
+from dmf_watch.commands.ground_truth import compare_day
+from dmf_watch.pipelines.mfds.load import load_day
+from dmf_watch.simulator.registry import SyntheticRegistry
+from dmf_watch.simulator.server import SimulatorServer
 from scenarios import query, run_days
-from simulator.registry import SyntheticRegistry
-from simulator.server import SimulatorServer
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

@@ -20,18 +20,18 @@ import duckdb
 import pytest
 from openpyxl import load_workbook
 
-import dmf.cli
-import dmf.decisions
-import dmf.status
-import settings.config
 from conftest import SERVICE_KEY, read_jsonl
-from dmf.build import build, loads_since_last_good_build
-from dmf.cli import main
-from dmf.status import day_statuses
+from dmf_watch.commands import cli as cli_module
+from dmf_watch.commands import decisions as decisions_module
+from dmf_watch.commands import status as status_module
+from dmf_watch.commands.build import build, loads_since_last_good_build
+from dmf_watch.commands.cli import main
+from dmf_watch.commands.status import day_statuses
+from dmf_watch.core import config
+from dmf_watch.core.config import Settings, load_settings
+from dmf_watch.simulator.server import SimulatorServer
 from fake_agy.support import FAKE_AGY
 from scenarios import point_dmf_at, run_days
-from settings.config import Settings, load_settings
-from simulator.server import SimulatorServer
 
 pytestmark = pytest.mark.e2e  # runs dbt and whole days: the slow tier
 
@@ -112,7 +112,7 @@ def clock(monkeypatch):
     """Sets today in Seoul for every module that asks (a wrong or corrected system clock)."""
 
     def set_today(day: date) -> None:
-        for module in (dmf.cli, dmf.status, dmf.decisions, settings.config):
+        for module in (cli_module, status_module, decisions_module, config):
             monkeypatch.setattr(module, "today_in_seoul", lambda day=day: day)
 
     return set_today
@@ -183,7 +183,7 @@ def test_a_failed_attempt_after_the_published_one_never_flips_the_day(warehouse,
     published = day_decision(warehouse, DAY_3)
     events = events_by_day(warehouse)
     # the refusal above is bypassed: a warehouse written before it may hold such an attempt
-    monkeypatch.setattr("pipelines.mfds.load.published_load", lambda settings, as_of: None)
+    monkeypatch.setattr("dmf_watch.pipelines.mfds.load.published_load", lambda settings, as_of: None)
     monkeypatch.setenv("MFDS_SERVICE_KEY", "wrong-key-123456")
     code, out, _ = dmf_command(capsys, f"dmf load --as-of {DAY_3} --force")
     assert code == 1 and "code 30" in out

@@ -16,8 +16,8 @@ from datetime import date, timedelta
 import pytest
 
 from conftest import SERVICE_KEY, StaticSource
+from dmf_watch.core.config import PROJECT_DIR
 from scenarios import query, run_days
-from settings.config import PROJECT_DIR
 
 pytestmark = pytest.mark.e2e  # whole days through dbt: the slow tier
 

@@ -18,10 +18,10 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from reports import daily
-from reports.daily import render_daily
+from dmf_watch.core.config import load_settings
+from dmf_watch.reports import daily_report as daily
+from dmf_watch.reports.daily_report import render_daily
 from scenarios import DaysSource, query, run_days
-from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -262,7 +262,7 @@ def dmf_cli(settings, *args: str):
         DMF_STATE_DIR=str(settings.state_dir),
     )
     return subprocess.run(
-        [sys.executable, "-m", "dmf.cli", *args],
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args],
         env=env,
         text=True,
         cwd=Path(__file__).resolve().parents[1],
@@ -300,7 +300,7 @@ def test_dmf_history_by_applicant_and_an_unknown_name(warehouse):
 def test_each_watchlist_row_links_to_its_timeline_on_the_history_sheet(warehouse):
     import duckdb
 
-    from reports.history import find_keys, format_timeline, timeline
+    from dmf_watch.reports.history import find_keys, format_timeline, timeline
 
     wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
     ws = wb[daily.WATCHLIST]
@@ -369,7 +369,7 @@ def queried_marts(monkeypatch, module, render, settings, day) -> set[str]:
 def exposure_models(built, name: str) -> set[str]:
     """The models the exposure depends on, from the project as dbt parses it (the morning build
     writes no manifest.json)."""
-    from dmf.build import invoke_dbt
+    from dmf_watch.commands.build import invoke_dbt
 
     parsed = invoke_dbt(built, "parse")
     assert parsed.returncode == 0, parsed.output[-2000:]
@@ -378,7 +378,7 @@ def exposure_models(built, name: str) -> set[str]:
 
 
 def test_daily_report_exposure_depends_on_exactly_the_marts_the_renderer_queries(built, warehouse, monkeypatch):
-    from reports import daily as daily_module
+    from dmf_watch.reports import daily_report as daily_module
 
     queried = queried_marts(monkeypatch, daily_module, daily_module.render_daily, warehouse, DAY_2)
     assert "dmf_watchlist_unmatched" in queried and "dmf_registration_history" in queried
@@ -386,7 +386,7 @@ def test_daily_report_exposure_depends_on_exactly_the_marts_the_renderer_queries
 
 
 def test_weekly_report_exposure_depends_on_exactly_the_relations_the_renderer_queries(built, warehouse, monkeypatch):
-    from reports import weekly as weekly_module
+    from dmf_watch.reports import weekly_report as weekly_module
 
     queried = queried_marts(monkeypatch, weekly_module, weekly_module.render_weekly, warehouse, date(2026, 10, 12))
     assert {m for m in queried if m.startswith("rpt_weekly_")} == {

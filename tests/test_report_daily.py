@@ -10,9 +10,9 @@ import duckdb
 import openpyxl
 import pytest
 
-from reports import daily
-from reports.daily import render_daily
-from settings.config import Settings
+from dmf_watch.core.config import Settings
+from dmf_watch.reports import daily_report as daily
+from dmf_watch.reports.daily_report import render_daily
 from test_report_fixture import (
     AI_HEADLINE,
     AT_INGREDIENT,

@@ -16,8 +16,8 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
+from dmf_watch.core.config import load_settings
 from scenarios import DaysSource, query, run_days
-from settings.config import load_settings
 from test_report_daily import table
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier

@@ -14,8 +14,8 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE
-from reports import daily
-from reports.layout import EXCEL_CELL_MAX
+from dmf_watch.reports import daily_report as daily
+from dmf_watch.reports.layout import EXCEL_CELL_MAX
 from scenarios import DaysSource, query, run_days
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier

@@ -9,11 +9,12 @@ from datetime import date
 import openpyxl
 import pytest
 
-from reports import daily, weekly
-from reports.daily import render_daily
-from reports.layout import SEVERITY_COLOURS, text_lines
-from reports.weekly import render_weekly
-from settings.config import load_settings
+from dmf_watch.core.config import load_settings
+from dmf_watch.reports import daily_report as daily
+from dmf_watch.reports import weekly_report as weekly
+from dmf_watch.reports.daily_report import render_daily
+from dmf_watch.reports.layout import SEVERITY_COLOURS, text_lines
+from dmf_watch.reports.weekly_report import render_weekly
 from test_report_actions import resolve
 from test_report_fixture import build_warehouse
 

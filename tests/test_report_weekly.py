@@ -8,9 +8,9 @@ import duckdb
 import openpyxl
 import pytest
 
-from reports import weekly
-from reports.weekly import render_weekly
-from settings.config import Settings
+from dmf_watch.core.config import Settings
+from dmf_watch.reports import weekly_report as weekly
+from dmf_watch.reports.weekly_report import render_weekly
 from test_report_fixture import Scenario, build_warehouse
 
 HEADER_ROW = 4

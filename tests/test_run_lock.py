@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, small_registry
-from dmf.lock import lock_path
+from dmf_watch.commands.lock import lock_path
+from dmf_watch.core.config import load_settings
 from scenarios import dmf_process_env, query
-from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -34,7 +34,7 @@ def _env(tmp_path: Path, base_url: str, **extra: str) -> dict[str, str]:
 
 def _start(env: dict[str, str], *args: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "dmf.cli", *args],
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args],
         cwd=PROJECT,
         env=env,
         stdout=subprocess.PIPE,
@@ -91,7 +91,7 @@ def test_two_runs_started_together_give_one_load_no_duplicates_and_a_correct_nex
     next_day = START_DATE + timedelta(days=1)
     server.set_day(next_day)
     done = subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "run", "--as-of", next_day.isoformat()],
+        [sys.executable, "-m", "dmf_watch.commands.cli", "run", "--as-of", next_day.isoformat()],
         cwd=PROJECT,
         env=env,
         capture_output=True,
@@ -128,7 +128,7 @@ def test_a_second_run_that_waits_too_long_exits_1_naming_the_running_process(tmp
         info = _wait_for_holder(lock_path(tmp_path / "data" / "dmf.duckdb"))
         started = time.monotonic()
         second = subprocess.run(
-            [sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
+            [sys.executable, "-m", "dmf_watch.commands.cli", "load", "--as-of", START_DATE.isoformat()],
             cwd=PROJECT,
             env={**env, "DMF_LOCK_WAIT_S": "1"},
             capture_output=True,
@@ -162,7 +162,7 @@ def test_a_lock_whose_owner_was_killed_is_free_at_once(tmp_path, start_simulator
 
     server.set_faults(None)
     after = subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "load", "--as-of", START_DATE.isoformat()],
+        [sys.executable, "-m", "dmf_watch.commands.cli", "load", "--as-of", START_DATE.isoformat()],
         cwd=PROJECT,
         env=env,
         capture_output=True,

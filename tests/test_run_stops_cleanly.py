@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from conftest import START_DATE
-from dmf.lock import lock_path
+from dmf_watch.commands.lock import lock_path
+from dmf_watch.core.config import load_settings
 from fake_agy.support import FAKE_AGY
 from loopback import WebhookReceiver
 from scenarios import dmf_process_env, query
-from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt and whole days: the slow tier
 
@@ -40,7 +40,7 @@ class Run:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "dmf.cli", "run", "--as-of", DAY],
+            [sys.executable, "-m", "dmf_watch.commands.cli", "run", "--as-of", DAY],
             cwd=PROJECT,
             env=env,
             stdout=subprocess.PIPE,
@@ -104,7 +104,7 @@ def settings_of(tmp_path: Path):
 
 def run_to_the_end(env: dict[str, str], day: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "run", "--as-of", day],
+        [sys.executable, "-m", "dmf_watch.commands.cli", "run", "--as-of", day],
         cwd=PROJECT,
         env=env,
         capture_output=True,

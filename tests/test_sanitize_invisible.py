@@ -9,7 +9,7 @@ import unicodedata
 
 import pytest
 
-from enrich.sanitize import for_output, for_prompt, looks_like_injection, strip_invisible
+from dmf_watch.enrich.sanitize import for_output, for_prompt, looks_like_injection, strip_invisible
 
 FORMAT_CHARS = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
 VARIATION_SELECTORS = [chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))]

@@ -12,8 +12,8 @@ import openpyxl
 import pytest
 
 from conftest import SERVICE_KEY, small_registry
-from dmf.build import invoke_dbt
-from reports.daily import SIGNALS, render_daily
+from dmf_watch.commands.build import invoke_dbt
+from dmf_watch.reports.daily_report import SIGNALS, render_daily
 from scenarios import query, run_days
 from test_report_fixture import rendered_catalog
 
@@ -39,7 +39,7 @@ def _report_signal_text(settings, as_of: date, signal_id: str) -> str:
 @pytest.fixture(scope="module")
 def two_days(tmp_path_factory):
     root = tmp_path_factory.mktemp("thresholds")
-    from settings.config import load_settings
+    from dmf_watch.core.config import load_settings
 
     settings = load_settings({}).with_paths(
         duckdb_path=root / "dmf.duckdb",

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from simulator.registry import SOURCE_FIELDS, SyntheticRegistry
-from simulator.source import SnapshotSource
+from dmf_watch.simulator.registry import SOURCE_FIELDS, SyntheticRegistry
+from dmf_watch.simulator.source import SnapshotSource
 
 DAYS = 30
 REAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mfds_real"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from simulator.registry import SyntheticRegistry
-from simulator.replay import ReplaySource
-from simulator.source import SnapshotSource
+from dmf_watch.simulator.registry import SyntheticRegistry
+from dmf_watch.simulator.replay import ReplaySource
+from dmf_watch.simulator.source import SnapshotSource
 
 REAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mfds_real"
 SAMPLE = REAL_DIR / "sample_2026-10-08.jsonl"

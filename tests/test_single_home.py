@@ -8,19 +8,13 @@ import re
 import tomllib
 from pathlib import Path
 
-from enrich.config import CONFIG_FILE, AiConfig, load_ai_config
-from settings.config import DEFAULT_API_BASE_URL, MFDS_SERVICE_PATH
-from simulator.registry import DEFAULT_SEED
+from dmf_watch.core.config import DEFAULT_API_BASE_URL, MFDS_SERVICE_PATH
+from dmf_watch.enrich.ai_config import CONFIG_FILE, AiConfig, load_ai_config
+from dmf_watch.simulator.registry import DEFAULT_SEED
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = (
-    "dmf",
-    "settings",
-    "pipelines",
-    "simulator",
-    "enrich",
-    "reports",
-    "notify",
+    "dmf_watch",
     "benchmarks",
     "tests",
     "models",
@@ -45,7 +39,7 @@ def _files_containing(pattern: str, *, tests: bool = True) -> set[str]:
 
 
 def test_the_api_base_url_is_defined_once_and_the_readme_states_that_value():
-    assert _files_containing(re.escape(MFDS_SERVICE_PATH), tests=False) == {"settings/config.py", "README.md"}
+    assert _files_containing(re.escape(MFDS_SERVICE_PATH), tests=False) == {"dmf_watch/core/config.py", "README.md"}
     readme_row = next(
         line
         for line in (PROJECT_DIR / "README.md").read_text(encoding="utf-8").splitlines()
@@ -55,11 +49,11 @@ def test_the_api_base_url_is_defined_once_and_the_readme_states_that_value():
 
 
 def test_the_demo_seed_is_defined_once():
-    assert _files_containing(rf"\b{DEFAULT_SEED}\b(?!T)") == {"simulator/registry.py"}
+    assert _files_containing(rf"\b{DEFAULT_SEED}\b(?!T)") == {"dmf_watch/simulator/registry.py"}
 
 
 def test_the_committed_ai_config_only_overrides_the_defaults_it_names():
-    """Every key of enrich/agy.toml is an AiConfig knob of the right type that differs from the
+    """Every key of dmf_watch/enrich/agy.toml is an AiConfig knob of the right type that differs from the
     default (a typo or a wrong type would be ignored silently, a repeated default is a copy);
     loading gives the defaults with exactly those overrides."""
     section = tomllib.loads(CONFIG_FILE.read_text(encoding="utf-8"))["enrich"]
@@ -73,7 +67,7 @@ def test_the_committed_ai_config_only_overrides_the_defaults_it_names():
             value = {**default, **{kind: tuple(patterns) for kind, patterns in value.items()}}
         else:
             assert type(value) is type(default) or (type(default) is float and type(value) is int), name
-        assert value != default, f"enrich/agy.toml repeats the default of {name}"
+        assert value != default, f"dmf_watch/enrich/agy.toml repeats the default of {name}"
         overrides[name] = value
     loaded = load_ai_config(env={})
     assert loaded == dataclasses.replace(defaults, **overrides, source=str(CONFIG_FILE))

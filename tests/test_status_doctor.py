@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, read_jsonl
-from dmf.doctor import BAD, OK, WARN, check_api, check_reports_dir, check_warehouse, run_setup_doctor
-from dmf.status import day_statuses, format_table
+from dmf_watch.commands.doctor import BAD, OK, WARN, check_api, check_reports_dir, check_warehouse, run_setup_doctor
+from dmf_watch.commands.status import day_statuses, format_table
 from scenarios import DaysSource, run_days
 from test_report_actions import settings_in
 
@@ -94,7 +94,7 @@ def test_dmf_status_on_the_command_line(warehouse):
         DMF_STATE_DIR=str(warehouse.state_dir),
     )
     result = subprocess.run(
-        [sys.executable, "-m", "dmf.cli", "status", "--as-of", "2026-10-11", "--days", "4"],
+        [sys.executable, "-m", "dmf_watch.commands.cli", "status", "--as-of", "2026-10-11", "--days", "4"],
         cwd=PROJECT,
         env=env,
         capture_output=True,
@@ -107,7 +107,7 @@ def test_dmf_status_on_the_command_line(warehouse):
 
 
 def test_status_on_a_missing_warehouse_is_one_line(tmp_settings):
-    from settings.errors import DmfError
+    from dmf_watch.core.errors import DmfError
 
     with pytest.raises(DmfError, match="no warehouse at .*dmf demo"):
         day_statuses(tmp_settings, 7, DAY_4)
@@ -187,7 +187,7 @@ def test_doctor_without_agy_rates_a_missing_deny_block_a_warning_and_passes(
 
 @pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "http://10.0.0.8/api", "http://example.com/api"])
 def test_doctor_refuses_a_url_the_loader_would_refuse_without_connecting(url, monkeypatch):
-    import dmf.doctor as doctor
+    import dmf_watch.commands.doctor as doctor
 
     def no_connection(*args, **kwargs):
         raise AssertionError("doctor tried to connect")

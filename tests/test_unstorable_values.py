@@ -9,10 +9,10 @@ import dataclasses
 import pytest
 
 from conftest import SERVICE_KEY, START_DATE, StaticSource, small_registry
-from dmf.run import run_day
-from pipelines.mfds.helpers import ESCAPE_MARK, received, storable
+from dmf_watch.commands.run import run_day
+from dmf_watch.pipelines.mfds.helpers import ESCAPE_MARK, received, storable
+from dmf_watch.simulator.server import SimulatorServer
 from scenarios import query
-from simulator.server import SimulatorServer
 
 HOSTILE = {"INGR_KOR_NAME": "암로디핀\ud800베실산염", "MNFCTR_NAME": "Zhejiang\x00Huahai"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import duckdb
 
-from settings.warehouse import table_exists
+from dmf_watch.core.warehouse import table_exists
 
 
 def test_table_exists_is_true_only_when_every_named_table_or_view_is_in_that_schema(tmp_path):

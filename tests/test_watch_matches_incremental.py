@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SERVICE_KEY, small_registry
-from dmf.build import build
-from dmf.decisions import decide_load
+from dmf_watch.commands.build import build
+from dmf_watch.commands.decisions import decide_load
+from dmf_watch.core.config import load_settings
 from scenarios import DaysSource, query, run_days
-from settings.config import load_settings
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 

@@ -1,4 +1,4 @@
-"""Test helpers for enrich/: settings pointing at a temp warehouse, contract-shaped marts, and
+"""Test helpers for dmf_watch/enrich/: settings pointing at a temp warehouse, contract-shaped marts, and
 the fake agy. The real marts are built by dbt; these tables carry only the contract columns."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import duckdb
 
+from dmf_watch.core.config import PROJECT_DIR, Settings
 from mart_contracts import create_mart_tables
 from model_sql import build_day_decisions
-from settings.config import PROJECT_DIR, Settings
 
 FAKE_AGY = Path(__file__).resolve().parent / "agy"
 REAL_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mfds_real"

@@ -1,0 +1,1 @@
+"""DMF Watch: the MFDS Drug Master File registry, watched every morning."""

@@ -1,0 +1,218 @@
+"""`dmf backfill PATH`: import dated dumps of the raw list as loads of their as-of dates, then build.
+
+Why this exists beside `dmf run`: the live API serves only today's list, so the past can only
+come from dumps. Each dump goes through the one writer of the raw layer (load.write_load over
+mfds_dump_source), append-only like any load; dumps.py says what is checked instead of a
+totalCount. Every dump is read and checked before anything is written: one broken file
+refuses the whole import in one line, so a broken dump never becomes a load, events or a
+baseline, and nothing already in the warehouse is touched.
+
+Published days never change silently: a dump dated before the warehouse's latest load would
+re-sequence the days after it, so it is refused unless the person passes
+`--insert-before-published`; after the build, the published days that changed are printed with
+their counts before → after (dmf.decisions computes them, as for accept-load).
+
+One build judges every imported day: the gates judge every load of the sequence, and the
+gate hook records one rejection per build (the earliest) while dmf.build builds again
+until no gate fires, so each day is compared with the loads really accepted before it, as
+day-by-day runs would (tests/test_backfill.py proves the events equal).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+from dmf_watch.commands.build import build
+from dmf_watch.commands.decisions import changed_days, published_counts
+from dmf_watch.core.config import Settings, today_in_seoul
+from dmf_watch.core.errors import ConfigError, DmfError
+from dmf_watch.core.warehouse import table_exists
+from dmf_watch.pipelines.mfds import mfds_dump_source
+from dmf_watch.pipelines.mfds.dumps import Dump, find_dumps, read_dump
+from dmf_watch.pipelines.mfds.helpers import FetchResult
+from dmf_watch.pipelines.mfds.load import new_load_id, ready_pipeline, write_load
+from dmf_watch.pipelines.mfds.row_versions import stored_versions
+
+Echo = Callable[[str], None]
+INSERT_FLAG = "--insert-before-published"
+
+
+def check_dumps(path: Path) -> list[Dump]:
+    """The CLI's check before the lock: the path, its dated files, no date in the future."""
+    return find_dumps(path, today_in_seoul())
+
+
+def complete_load_of(settings: Settings, as_of: date) -> str | None:
+    """The id of a complete load of `as_of` already stored, whatever the gates said of it: a
+    dump of a day already loaded is the same day again, so it is skipped, not loaded twice."""
+    if latest_load_date(settings) is None:
+        return None
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        row = con.execute(
+            "select load_id from mfds_raw.load_runs where as_of_date = ? and fetch_status = "
+            "'complete' order by finished_at desc limit 1",
+            [as_of],
+        ).fetchone()
+    return row[0] if row else None
+
+
+def latest_load_date(settings: Settings) -> date | None:
+    """The as-of date of the warehouse's latest load attempt, any verdict (None: no load yet)."""
+    if not settings.duckdb_path.is_file():
+        return None
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, "mfds_raw", "load_runs"):
+            return None
+        row = con.execute("select max(as_of_date) from mfds_raw.load_runs").fetchone()
+    return row[0] if row else None
+
+
+def _published(settings: Settings) -> tuple[set[date], dict[date, dict[str, int]]]:
+    """The dates published now (an accepted load) and their event counts."""
+    if not settings.duckdb_path.is_file():
+        return set(), {}
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, "marts", "dmf_loads", "dmf_events"):
+            return set(), {}
+        days = {
+            row[0]
+            for row in con.execute(
+                "select distinct as_of_date from marts.dmf_loads where verdict = 'accepted'"
+            ).fetchall()
+        }
+        return days, published_counts(con)
+
+
+def _verdicts(settings: Settings, days: list[date]) -> dict[date, tuple[str, str | None]]:
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        rows = con.execute(
+            "select as_of_date, verdict, reason from marts.dmf_day_decisions where as_of_date in "
+            f"({', '.join('?' for _ in days)})",
+            days,
+        ).fetchall()
+    return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def backfill(
+    settings: Settings,
+    path: Path,
+    *,
+    insert_before_published: bool = False,
+    echo: Echo = print,
+    progress: bool | None = None,
+) -> int:
+    """Imports the dumps at `path`, builds once (judging each day), says what was published.
+
+    Returns the exit code: 0 every imported day published, 2 a gate rejected one of them."""
+    dumps = check_dumps(path)
+    for dump in dumps:  # every file checked before anything is written
+        read_dump(dump)
+    skipped = {dump.as_of: complete_load_of(settings, dump.as_of) for dump in dumps}
+    todo = [dump for dump in dumps if skipped[dump.as_of] is None]
+    for dump in dumps:
+        if skipped[dump.as_of] is not None:
+            echo(f"{dump.as_of}  skip    a complete load ({skipped[dump.as_of]}) is already in the warehouse")
+    if not todo:
+        echo(f"backfill: nothing to import; all {len(dumps)} day(s) at {path} are already loaded.")
+        return 0
+    latest = latest_load_date(settings)
+    earlier = [dump.as_of for dump in todo if latest is not None and dump.as_of < latest]
+    if earlier and not insert_before_published:
+        raise ConfigError(
+            f"{len(earlier)} dump(s) at {path} ({earlier[0]}{' … ' + str(earlier[-1]) if len(earlier) > 1 else ''}) "
+            f"are dated before the latest load in the warehouse ({latest}); importing them would change "
+            f"the published days after them: pass {INSERT_FLAG} to do it and see which days changed."
+        )
+    published_before, counts_before = _published(settings)
+
+    pipeline = ready_pipeline(settings, todo[0].as_of)
+    bar = _ProgressBar(len(todo), enabled=sys.stdout.isatty() if progress is None else progress)
+    with bar:
+        for number, dump in enumerate(todo, start=1):
+            result = read_dump(dump)
+            load_id = new_load_id()
+            results: list[FetchResult] = []
+            source = mfds_dump_source(
+                as_of=dump.as_of,
+                load_id=load_id,
+                read=lambda result=result: result,
+                on_result=results.append,
+                known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes),
+            )
+            outcome = write_load(settings, pipeline, source, results, dump.as_of, load_id)
+            if outcome.fetch_status != "complete":  # the contract refused it: recorded, never built on
+                raise DmfError(
+                    f"{dump.path}: {outcome.reason}; {number - 1} earlier day(s) were imported, nothing was built."
+                )
+            echo(
+                f"{dump.as_of}  load    [{number}/{len(todo)}] {dump.path.name}: {outcome.distinct_count:,} records "
+                f"(load {load_id})"
+            )
+            bar.advance(f"{dump.as_of} imported")
+
+    echo(f"backfill: {len(todo)} day(s) imported; building (every day is judged by the gates in turn)")
+    built = build(settings)
+    echo(f"backfill: build   {built.summary()}")
+    if not built.success and not built.gate_fired:
+        raise DmfError(f"the dumps are imported but dbt build failed: {'; '.join(built.failures[:3])}.")
+
+    verdicts = _verdicts(settings, [dump.as_of for dump in todo])
+    rejected = [day for day, (verdict, _) in sorted(verdicts.items()) if verdict != "accepted"]
+    for day in rejected:
+        echo(f"{day}  REJECTED  {verdicts[day][1]}")
+    published_after, counts_after = _published(settings)
+    before = {day: counts_before.get(day, {}) for day in published_before}
+    after = {day: counts_after.get(day, {}) if day in published_after else {} for day in published_before}
+    lines = changed_days(before, after)
+    for line in lines or ["no day published before this backfill changed"]:
+        echo(f"published  {line}")
+    if lines:
+        echo(
+            f"re-render the changed days' reports with `dmf report --as-of D` "
+            f"({', '.join(line.split()[0] for line in lines)})."
+        )
+    echo(
+        f"backfill: {len(todo) - len(rejected)} of {len(todo)} imported day(s) published"
+        + (f", {len(rejected)} rejected by a gate (see `dmf status`)" if rejected else "")
+        + (f", {len(dumps) - len(todo)} skipped" if len(dumps) > len(todo) else "")
+        + "."
+    )
+    return 2 if rejected else 0
+
+
+class _ProgressBar:
+    """rich's progress bar on a terminal (rich comes with dlt); nothing in a log or a test."""
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self._progress = None
+        self._task = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(
+                TextColumn("importing dumps"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.description}"),
+                transient=True,
+            )
+            self._task = self._progress.add_task("", total=total)
+
+    def __enter__(self) -> _ProgressBar:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def advance(self, text: str) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, advance=1, description=text)

@@ -1,0 +1,193 @@
+"""Copies of what cannot be fetched again, and a warehouse rebuilt from one.
+
+The live API serves only today's list, so the raw layer (every load as received, the load runs,
+the gates' recorded rejections, people's decisions on loads and on AI proposals) exists nowhere
+but in the warehouse file. Everything else (staging, the marts) comes back with
+`dmf build --full-refresh`. So after each accepted morning `dmf run` copies those tables, under
+the warehouse lock it holds, as zstd Parquet files into a dated folder (written as `.partial`
+and renamed, so a half-written copy never counts), and keeps the last DMF_BACKUP_KEEP.
+`dmf restore` rebuilds a warehouse from one. `warehouse_problem` tells a file DuckDB cannot
+read, for `run`, `status` and `doctor` alike, with the way back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import duckdb
+
+from dmf_watch.core.config import Settings
+from dmf_watch.core.errors import DmfError
+from dmf_watch.core.warehouse import RAW_DATASET
+
+log = logging.getLogger(__name__)
+
+Echo = Callable[[str], None]
+MANIFEST = "manifest.json"
+PARTIAL = ".partial"
+# Tables people wrote that no load or build can give back (the rest of `enrichment` is AI output).
+PEOPLES_TABLES = (("enrichment", "proposals"), ("enrichment", "proposal_decisions"))
+DUCKDB_HEADER_BYTES = 3 * 4096  # DuckDB's file header and its two database headers
+
+
+@dataclass(frozen=True)
+class Copy:
+    path: Path
+    created_at: str
+    as_of: str | None
+    tables: dict[str, int]  # "schema.table" -> rows
+
+
+def copies(backup_dir: Path) -> list[Copy]:
+    """The complete copies in `backup_dir`, newest first."""
+    found = []
+    for manifest in backup_dir.glob(f"*/{MANIFEST}") if backup_dir.is_dir() else ():
+        if manifest.parent.name.endswith(PARTIAL):
+            continue
+        try:
+            info = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        found.append(Copy(manifest.parent, info["created_at"], info.get("as_of"), info["tables"]))
+    return sorted(found, key=lambda copy: copy.path.name, reverse=True)
+
+
+def _kept_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    rows = con.execute(
+        "select table_schema, table_name from information_schema.tables where table_type = 'BASE TABLE' order by 1, 2"
+    ).fetchall()
+    return [(schema, table) for schema, table in rows if schema == RAW_DATASET or (schema, table) in PEOPLES_TABLES]
+
+
+def back_up(settings: Settings, as_of: date | None = None) -> Copy:
+    """Copy the raw layer and people's decisions of the warehouse; prune to the last N copies.
+    The caller holds the warehouse lock (nothing writes while the copy is taken)."""
+    stamp = datetime.now(UTC)
+    name = f"{stamp:%Y%m%dT%H%M%SZ}" + (f"-{as_of.isoformat()}" if as_of else "")
+    settings.backup_dir.mkdir(parents=True, exist_ok=True)
+    partial = settings.backup_dir / (name + PARTIAL)
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    tables: dict[str, int] = {}
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        for schema, table in _kept_tables(con):
+            target = partial / f"{schema}.{table}.parquet"
+            con.execute(f'copy (select * from "{schema}"."{table}") to \'{target}\' (format parquet, compression zstd)')
+            ((rows,),) = con.execute(f'select count(*) from "{schema}"."{table}"').fetchall()
+            tables[f"{schema}.{table}"] = rows
+    info = {"created_at": f"{stamp:%Y-%m-%d %H:%M:%S} UTC", "as_of": as_of.isoformat() if as_of else None}
+    (partial / MANIFEST).write_text(json.dumps({**info, "tables": tables}, indent=1), encoding="utf-8")
+    final = settings.backup_dir / name
+    os.replace(partial, final)
+    for old in copies(settings.backup_dir)[settings.backup_keep :]:
+        shutil.rmtree(old.path, ignore_errors=True)
+    return Copy(final, info["created_at"], info["as_of"], tables)
+
+
+def back_up_after_run(settings: Settings, as_of: date) -> str:
+    """back_up for `dmf run`: a failure (a full disk) is one log line, never the run's failure."""
+    try:
+        copy = back_up(settings, as_of)
+    except (OSError, duckdb.Error) as error:
+        log.warning("the backup after %s could not be written to %s: %s", as_of, settings.backup_dir, error)
+        return f"backup failed ({str(error).splitlines()[0][:120]}); the run's result stands"
+    size = sum(path.stat().st_size for path in copy.path.iterdir())
+    log.info("backup %s: %s", copy.path, ", ".join(f"{t} {n}" for t, n in copy.tables.items()))
+    return f"{copy.path} ({size / 2**20:.1f} MiB)"
+
+
+def restore_advice(backup_dir: Path) -> str:
+    found = copies(backup_dir)
+    if not found:
+        return (
+            f"there is no backup in {backup_dir}: move the file aside and run `dmf backfill` with your dumps "
+            "(the live API serves only today's list)"
+        )
+    return (
+        f"rebuild it from the newest backup with `dmf restore` ({len(found)} in {backup_dir}, "
+        f"newest {found[0].path.name}); the broken file is kept beside it"
+    )
+
+
+# What DuckDB says of a file it cannot trust; a block read deep in a run can say it too.
+DAMAGE_WORDS = ("corrupt database file", "not a valid duckdb database file", "checksum")
+
+
+def warehouse_problem(duckdb_path: Path, backup_dir: Path, error: BaseException | None = None) -> str | None:
+    """Why DuckDB cannot use the warehouse file (garbage, a bad checksum, cut short), in one
+    sentence with the way back; None when it opens and is whole, or when another process holds
+    it (that is the lock's story, not damage). `error`: one a run met reading a damaged block the
+    opening check cannot see (DuckDB checks a block's checksum when it reads it)."""
+    if not duckdb_path.is_file():
+        return None
+    if error is not None and any(word in str(error).lower() for word in DAMAGE_WORDS):
+        what = str(error).splitlines()[0][:160]
+        return f"the warehouse {duckdb_path} is damaged ({what}); {restore_advice(backup_dir)}."
+    try:
+        with duckdb.connect(str(duckdb_path), read_only=True) as con:
+            con.execute("select count(*) from information_schema.tables").fetchall()
+            ((block_size, used_blocks),) = con.execute(
+                "select block_size, used_blocks from pragma_database_size()"
+            ).fetchall()
+    except duckdb.Error as error:
+        text = str(error)
+        if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
+            return None
+        what = text.splitlines()[0][:160]
+    else:
+        needed = DUCKDB_HEADER_BYTES + used_blocks * block_size
+        size = duckdb_path.stat().st_size
+        if size >= needed:
+            return None
+        what = f"the file is cut short: {size:,} bytes where its {used_blocks} blocks need at least {needed:,}"
+    return f"the warehouse {duckdb_path} is damaged ({what}); {restore_advice(backup_dir)}."
+
+
+def restore(settings: Settings, copy_path: Path | None = None, *, echo: Echo = print) -> int:
+    """Rebuild the warehouse from a copy (default: the newest): the current file is moved aside,
+    a new one gets the copied tables, then every model is rebuilt (`dmf build --full-refresh`)."""
+    from dmf_watch.commands.build import build
+    from dmf_watch.pipelines.mfds.row_versions import create_items_view
+
+    found = copies(settings.backup_dir)
+    if copy_path is None:
+        if not found:
+            raise DmfError(f"there is no backup in {settings.backup_dir} (DMF_BACKUP_DIR); nothing to restore from.")
+        chosen = found[0]
+    else:
+        resolved = copy_path if copy_path.is_absolute() else settings.backup_dir / copy_path
+        chosen = next((copy for copy in found if copy.path.resolve() == resolved.resolve()), None)
+        if chosen is None:
+            raise DmfError(f"{copy_path} is not a complete backup in {settings.backup_dir}; `ls` it to choose one.")
+    if settings.duckdb_path.exists():
+        aside = settings.duckdb_path.with_name(f"{settings.duckdb_path.name}.broken-{datetime.now(UTC):%Y%m%dT%H%M%SZ}")
+        os.replace(settings.duckdb_path, aside)
+        echo(f"restore: the current warehouse was moved to {aside}")
+    working_dir = settings.state_dir / "dlt"
+    if working_dir.exists():  # dlt's local state may be newer than the copy: it is synced from the warehouse
+        os.replace(working_dir, working_dir.with_name(f"dlt.before-restore-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"))
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        for name in chosen.tables:
+            schema, table = name.split(".", 1)
+            con.execute(f'create schema if not exists "{schema}"')
+            source = chosen.path / f"{name}.parquet"
+            con.execute(f'create table "{schema}"."{table}" as select * from read_parquet(\'{source}\')')
+        create_items_view(con)
+        loads = con.execute(
+            f"select count(*), min(as_of_date), max(as_of_date) from {RAW_DATASET}.load_runs"
+        ).fetchone()
+    decisions = chosen.tables.get(f"{RAW_DATASET}.load_decisions", 0)
+    echo(
+        f"restore: {chosen.path.name} ({chosen.created_at}): {loads[0]} load attempts {loads[1]} … {loads[2]}, "
+        f"{decisions} decision(s) on loads; rebuilding every model"
+    )
+    built = build(settings, full_refresh=True)
+    echo(f"restore: build   {built.summary()}")
+    return 0 if built.success else (2 if built.gate_fired else 1)

@@ -1,0 +1,571 @@
+"""`dmf build`: `dbt build` on the project, against the configured warehouse.
+
+dbt's own tests are the integrity gates. When the gate test fails, dbt skips every model that
+publishes events; the build then records the load as rejected on purpose
+(`dbt run-operation record_gate_rejections`, which finds int_load_signals through dbt's graph
+and fails when it cannot: a rejection that silently went unrecorded would make every later
+build compare with the rejected load). One more build then brings the marts in line with
+that verdict (the rejected load shown as such, the previous
+accepted state still published), so every later step sees a consistent warehouse.
+
+dbt runs in this process (dbtRunner), not in a child: a child pays Python's and dbt's start-up
+on every build (about 2 s a build on a 5-day warehouse, 13.5 s → 11.4 s). dbt-duckdb keeps its DuckDB
+handle open after a command ends, so each invocation closes it: the loader, the AI step and the
+report open the same file right after, some of them read-only.
+
+Every build's outcome is recorded in `mfds_raw.build_runs` (append-only), so that `dmf report`
+can refuse to render marts a failed build left behind and say what to fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+import duckdb
+
+from dmf_watch.core.config import Settings
+from dmf_watch.core.errors import DmfError
+from dmf_watch.core.interrupts import deferred_interruptions
+from dmf_watch.core.storage import is_write_failure_text, write_failure_message
+from dmf_watch.core.warehouse import RAW_DATASET, table_exists
+
+log = logging.getLogger(__name__)
+
+GATE_TEST = "assert_no_integrity_gate_fired"
+TESTED_LOADS_ENV = "DMF_TESTED_LOADS"  # read by macros/data_test_scope.sql
+BUILD_RUNS_TABLE = "build_runs"
+# Models that read only seeds and no var: the same seed files, macros and SQL give the same
+# table, so the morning build leaves them out with the seeds (a test holds this list to dbt's graph).
+SEED_ONLY_MODELS = ("int_watchlist_terms",)
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    success: bool
+    gate_fired: bool
+    failures: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
+        if self.gate_fired:
+            return f"an integrity gate fired; the load is recorded as rejected ({parts})"
+        if not self.success:
+            return f"dbt build failed: {'; '.join(self.failures[:3])}"
+        return f"dbt build passed ({parts})"
+
+
+@dataclass(frozen=True)
+class DbtInvocation:
+    """What one dbt command did: its exit status as dbt's CLI gives it, and what it said."""
+
+    returncode: int  # 0 success; 1 a node failed; 2 dbt could not run
+    output: str  # dbt's messages at info level and above, one a line, as its CLI prints them
+    result: Any = None  # dbt's own result (RunExecutionResult, ...); None when dbt could not run
+
+
+def invoke_dbt(
+    settings: Settings,
+    command: str,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    manifest: Any = None,
+    log_file_level: str = "debug",
+) -> DbtInvocation:
+    """Runs one dbt command on the project with the warehouse of `settings`, in this process.
+
+    dbt reads its profile and macros' `env_var` from os.environ, so `env` is set there for the
+    length of the command and put back afterwards. Nothing is printed: dbt's messages come back
+    in `output` and its log goes to the state dir's logs/dbt.log, at `log_file_level` (dbt's
+    default, debug, unless the caller says otherwise). `manifest`, one that parse_project
+    returned, spares the command parsing the project again (dbt's own programmatic reuse:
+    dbtRunner(manifest=...)).
+    """
+    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
+    args = [
+        *command.split(),
+        "--project-dir",
+        str(settings.project_dir),
+        "--profiles-dir",
+        str(settings.project_dir),
+        "--target-path",
+        str(settings.state_dir / "dbt" / "target"),
+        "--log-path",
+        str(settings.state_dir / "logs"),
+        "--log-level",
+        "none",
+        "--log-level-file",
+        log_file_level,
+        *extra,
+    ]
+    lines: list[str] = []
+
+    def keep(event: Any) -> None:
+        if event.info.level in ("info", "warn", "error") and event.info.msg:
+            lines.append(event.info.msg)
+
+    with _environment(
+        dict(env or {}, DMF_DUCKDB_PATH=str(settings.duckdb_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    ):
+        try:
+            from dbt.cli.main import dbtRunner
+
+            done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
+        finally:
+            _close_dbt_warehouse()
+    if isinstance(done.exception, KeyboardInterrupt):
+        raise done.exception  # dbt cancelled its statements on it (settings.interrupts); the run stops here
+    if done.exception is not None:
+        lines.append(f"{type(done.exception).__name__}: {done.exception}")
+    returncode = 0 if done.success else 2 if done.exception is not None else 1
+    return DbtInvocation(returncode, "\n".join(lines), done.result)
+
+
+def parse_project(settings: Settings) -> Any:
+    """dbt imported and the project parsed, for builds that follow in this process; None when
+    dbt could not parse it (the build then parses again and says why).
+
+    It reads no warehouse. A caller that builds several times (a backfill, a test session)
+    parses once and passes the manifest to each build (dbtRunner(manifest=...)).
+    """
+    try:
+        parsed = invoke_dbt(settings, "parse", "--no-write-json")
+    except Exception:  # never fatal here: the build that follows parses again and reports it
+        log.warning("dbt could not parse the project ahead of the build", exc_info=True)
+        return None
+    return parsed.result if parsed.returncode == 0 else None
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _close_dbt_warehouse() -> None:
+    """Lets go of the DuckDB database dbt-duckdb keeps open between commands of one process.
+
+    Left open, it holds the file's write lock, and DuckDB refuses any other connection of this
+    process with another configuration (a read-only one) to the same file. dbt-duckdb's
+    close_all_connections drops its environment; the database closes with its last reference.
+    """
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    DuckDBConnectionManager.close_all_connections()
+
+
+def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
+    """The build's outcome from dbt's own result object (the morning build writes no
+    run_results.json of dbt's, see _build)."""
+    output = invocation.output
+    if invocation.returncode != 0 and is_write_failure_text(output):
+        raise DmfError(write_failure_message(settings, text=output))
+    if not hasattr(invocation.result, "results"):
+        last = output.strip().splitlines()[-1:] or ["no output"]
+        raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
+    counts: dict[str, int] = {}
+    failures: list[str] = []
+    gate_fired = False
+    for result in invocation.result.results:
+        status = str(getattr(result.status, "value", result.status))
+        unique_id = result.node.unique_id
+        counts[status] = counts.get(status, 0) + 1
+        if status in {"error", "fail"}:
+            name = unique_id.split(".")[-1] if unique_id.count(".") < 3 else unique_id.split(".")[2]
+            failures.append(f"{name}: {(result.message or status).splitlines()[0]}")
+        gate_fired = gate_fired or (status == "fail" and f".{GATE_TEST}" in unique_id)
+    return BuildOutcome(success=invocation.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
+
+
+def _write_run_results(settings: Settings, invocation: DbtInvocation) -> None:
+    """Writes run_results.json as dbt would have, for a build run with --no-write-json."""
+    if hasattr(invocation.result, "write"):
+        invocation.result.write(str(settings.state_dir / "dbt" / "target" / "run_results.json"))
+
+
+def check_seed_files(settings: Settings) -> None:
+    """A malformed seed edit stops the build before dbt, in one line an analyst can act on."""
+    from dmf_watch.commands.seed_check import check_seeds, seed_error
+
+    problems = check_seeds(settings.project_dir)
+    if problems:
+        for problem in problems:
+            logging.getLogger("dmf_watch.commands.build").error("seed check: %s", problem)
+        raise DmfError(seed_error(problems))
+
+
+def build(
+    settings: Settings,
+    *,
+    full_refresh: bool = False,
+    check_seeds: bool = True,
+    unit_tests: bool = False,
+    new_loads_only: bool = False,
+    manifest: Any = None,
+    after_load: bool = False,
+) -> BuildOutcome:
+    """Runs `dbt build`; after a gate rejection, builds once more so the marts reflect it.
+
+    dbt's unit tests check the models' SQL on fixed inputs, so they say nothing about the day's
+    data: the morning job leaves them out (dbt's own advice for production builds) and saves
+    about a sixth of dbt's run time; `dmf build`, the command run after editing a model, and CI include them.
+
+    `new_loads_only` (the morning job) has the data tests of the tables that hold every record
+    of every load read only the loads stored since the last build that succeeded
+    (macros/data_test_scope.sql), so that they cost the same on day 365 as on day 2. Every
+    other build tests all of history; so does this one when no build has succeeded yet. It
+    also leaves the seeds and their tests out when the seed files are byte for byte those the
+    latest build loaded and it succeeded: the tables hold exactly what those tests passed, and
+    the seven seeds with their 35 tests are a fifth of dbt's nodes. The models that read only
+    seeds (SEED_ONLY_MODELS) are left out with them: their tables would come out the same.
+
+    The outcome is recorded in the warehouse whatever it is, a dbt that could not run included.
+
+    A malformed seed stops it before dbt starts: nothing is built, so nothing is recorded and
+    the last good marts stay as they were. `check_seeds=False` leaves a malformed seed to dbt's
+    own tests (which stay the authority).
+
+    `manifest` (from parse_project) is used by every dbt command of the build instead of parsing
+    the project again. `after_load`: a load of this run has just readied the raw layer (every
+    load migrates a warehouse from before row versions first), so the build does not look again;
+    looking imports the loader and dlt, which `dmf run` otherwise leaves to its load's process.
+    """
+    if check_seeds:
+        check_seed_files(settings)
+    if not after_load:
+        _migrate_raw_items(settings)
+    started = datetime.now(UTC)
+    attempt_seq_seen = latest_attempt_seq(settings)
+    seeds = seed_layer_digest(settings)
+    try:
+        tested_loads = loads_since_last_good_build(settings) if new_loads_only and not full_refresh else None
+        keep_seeds = tested_loads is not None and _seeds_loaded_and_passed(settings, seeds)
+        outcome, consistent = _build(
+            settings,
+            full_refresh,
+            unit_tests,
+            tested_loads,
+            keep_seeds,
+            morning=new_loads_only,
+            manifest=manifest,
+        )
+    except (DmfError, KeyboardInterrupt) as error:
+        with deferred_interruptions():  # a build stopped half-way is recorded, so nothing reads its marts
+            record_build(
+                settings,
+                started,
+                consistent=False,
+                gate_fired=False,
+                failures=[str(error) if isinstance(error, DmfError) else f"stopped ({error})"],
+                full_refresh=full_refresh,
+                attempt_seq_seen=attempt_seq_seen,
+            )
+        raise
+    record_build(
+        settings,
+        started,
+        consistent=consistent,
+        gate_fired=outcome.gate_fired,
+        failures=outcome.failures,
+        full_refresh=full_refresh,
+        seeds=seeds,
+        attempt_seq_seen=attempt_seq_seen,
+    )
+    return outcome
+
+
+def seed_layer_digest(settings: Settings) -> str:
+    """A hash of what the seed layer (the seeds and SEED_ONLY_MODELS) is built from: every file
+    under seeds/ and macros/, dbt_project.yml (the seeds' column types), each such model's SQL and
+    the property files beside it (its tests), and the versions of dbt and DuckDB that render and
+    run them."""
+    project = settings.project_dir
+    models = [path for name in SEED_ONLY_MODELS for path in (project / "models").rglob(f"{name}.sql")]
+    files = {
+        *(project / "seeds").rglob("*"),
+        *(project / "macros").rglob("*"),
+        project / "dbt_project.yml",
+        *models,
+        *(path for model in models for path in model.parent.glob("*.yml")),
+    }
+    digest = hashlib.sha256()
+    for package in ("dbt-core", "dbt-duckdb", "duckdb"):
+        digest.update(f"{package}=={metadata.version(package)}\0".encode())
+    for path in sorted(files):
+        if path.is_file():
+            digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _seeds_loaded_and_passed(settings: Settings, digest: str) -> bool:
+    """Whether the latest build, whatever it was, succeeded with seed files of this digest: a
+    failed build may have loaded other seeds that their tests then refused."""
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE) or "seeds_digest" not in _build_run_columns(con):
+            return False
+        row = con.execute(
+            f"select success, seeds_digest from {RAW_DATASET}.{BUILD_RUNS_TABLE} order by finished_at desc limit 1"
+        ).fetchone()
+    return row is not None and bool(row[0]) and row[1] == digest
+
+
+def _build_run_columns(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "select column_name from information_schema.columns where table_schema = ? and table_name = ?",
+        [RAW_DATASET, BUILD_RUNS_TABLE],
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
+def _migrate_raw_items(settings: Settings) -> None:
+    """A warehouse from before row versions is migrated before dbt reads the new raw tables
+    (normally the next load has done it; this covers `dmf build` run first)."""
+    from dmf_watch.pipelines.mfds.row_versions import has_items_table
+
+    if has_items_table(settings.duckdb_path):
+        from dmf_watch.pipelines.mfds.load import migrate_raw_items
+
+        migrate_raw_items(settings)
+
+
+def loads_since_last_good_build(settings: Settings) -> list[str] | None:
+    """The loads stored after the last build that left consistent marts started (None: there
+    is no such build, so everything is new)."""
+    if not settings.duckdb_path.is_file():
+        return None
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE, "load_runs"):
+            return None
+        seen_column = "attempt_seq_seen" if _has_column(con, BUILD_RUNS_TABLE, "attempt_seq_seen") else "null"
+        ((since, seen),) = con.execute(
+            f"select max(started_at), max({seen_column}) from {RAW_DATASET}.{BUILD_RUNS_TABLE} where success"
+        ).fetchall()
+        if since is None:
+            return None
+        if seen is not None and _has_column(con, "load_runs", "attempt_seq"):
+            # the warehouse's order of attempts, not the clock: a load written after a clock was
+            # set back is still new to the build that follows it
+            rows = con.execute(
+                f"select load_id from {RAW_DATASET}.load_runs where attempt_seq > ? order by attempt_seq", [seen]
+            ).fetchall()
+        else:  # no successful build recorded what it saw yet
+            rows = con.execute(
+                f"select load_id from {RAW_DATASET}.load_runs where finished_at > ? order by finished_at", [since]
+            ).fetchall()
+    return [row[0] for row in rows]
+
+
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """Whether a raw table has a column a later version added (older warehouses lack it)."""
+    return bool(
+        con.execute(
+            "select 1 from information_schema.columns where table_schema = ? and table_name = ? and column_name = ?",
+            [RAW_DATASET, table, column],
+        ).fetchall()
+    )
+
+
+def latest_attempt_seq(settings: Settings) -> int | None:
+    """The newest load attempt's place in the warehouse's order (None: none recorded with one)."""
+    if not settings.duckdb_path.is_file():
+        return None
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, RAW_DATASET, "load_runs") or not _has_column(con, "load_runs", "attempt_seq"):
+            return None
+        ((latest,),) = con.execute(f"select max(attempt_seq) from {RAW_DATASET}.load_runs").fetchall()
+    return latest
+
+
+def _build(
+    settings: Settings,
+    full_refresh: bool,
+    unit_tests: bool,
+    tested_loads: list[str] | None = None,
+    keep_seeds: bool = False,
+    morning: bool = False,
+    manifest: Any = None,
+) -> tuple[BuildOutcome, bool]:
+    """The outcome, and whether the marts are consistent (passed, or a gate's rejection shown).
+
+    The `morning` build (dmf run's) writes less, since every event and artifact dbt writes is
+    Python under one lock that both of its threads wait for:
+    - no JSON artifact (--no-write-json): serializing the manifest of every node and macro,
+      twice a build, was more than a second of it. run_results.json is written from dbt's
+      result all the same; manifest.json stays as the last build that wrote it left it.
+    - its log file at info level, not debug: what ran, how long, every warning and error with
+      its message, but not each SQL statement and connection event. The statements each model
+      ran stay in the target dir's run/ folder. At day 368, five alternating cold builds each:
+      median 5.41 s against 5.81 s, CPU 7.08 s against 7.6 s.
+    """
+    extra = (
+        *(("--full-refresh",) if full_refresh else ()),
+        *(() if unit_tests else ("--exclude-resource-type", "unit_test")),
+        # excluding a node excludes the tests on it too
+        *(("--exclude", "resource_type:seed", *SEED_ONLY_MODELS) if keep_seeds else ()),
+        *(("--no-write-json",) if morning else ()),
+    )
+    # An environment variable, not --vars: dbt parses the whole project again when its vars change.
+    scope = {} if tested_loads is None else {TESTED_LOADS_ENV: json.dumps(tested_loads)}
+    results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
+
+    def build_once() -> BuildOutcome:
+        results_path.unlink(missing_ok=True)  # a build dbt could not run leaves no stale results
+        invocation = invoke_dbt(
+            settings, "build", *extra, env=scope, manifest=manifest, log_file_level="info" if morning else "debug"
+        )
+        if morning:
+            _write_run_results(settings, invocation)
+        return _outcome(settings, invocation)
+
+    outcome = build_once()
+    if not outcome.gate_fired:
+        return outcome, outcome.success
+    # Record the earliest fired load, then build again: a later new load (several are new
+    # after a backfill) was compared with it, so each round judges the next load against the
+    # last accepted one, as day-by-day builds would. Every round records one load or ends, so
+    # the rounds are bounded by the loads a build can hold.
+    first = outcome
+    recorded = record_gate_rejection(settings, manifest)
+    while True:
+        after = build_once()
+        if not after.gate_fired:
+            break
+        now = record_gate_rejection(settings, manifest)
+        if now <= recorded:
+            break
+        log.info("build: an integrity gate fired again on a later load; building once more")
+        recorded = now
+    failures = first.failures if after.success else after.failures
+    return BuildOutcome(False, True, failures, after.counts), after.success
+
+
+def record_gate_rejection(settings: Settings, manifest: Any = None) -> int:
+    """Records the earliest fired, unrecorded load as rejected; returns how many loads are now.
+
+    Raises DmfError when the macro cannot (int_load_signals missing, ephemeral, not a table or
+    view): the build then fails as a whole, since publishing on top of an unrecorded rejection
+    would compare every later load with the rejected one.
+    """
+    done = invoke_dbt(settings, "run-operation record_gate_rejections", manifest=manifest)
+    if done.returncode != 0:
+        if is_write_failure_text(done.output):
+            raise DmfError(write_failure_message(settings, text=done.output))
+        raise DmfError(
+            f"an integrity gate fired but the rejection could not be recorded ({_operation_message(done.output)}); "
+            f"nothing was published. Fix the dbt project and run `dmf build` again "
+            f"(details in {settings.state_dir / 'logs' / 'dbt.log'})."
+        )
+    log.info("build: %s", _operation_message(done.output) if done.output.strip() else "rejection recorded")
+    return _rejected_load_count(settings)
+
+
+def _operation_message(output: str) -> str:
+    """The one line of dbt's output that says why: the macro's own message when it raised."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for marker in ("cannot record the gate rejection:", "gate rejections:"):
+        for line in lines:
+            if marker in line:
+                return line[line.index(marker) :]
+    errors = [line for line in lines if "error" in line.lower()]
+    return (errors or lines or ["dbt printed nothing"])[-1][:300]
+
+
+def _rejected_load_count(settings: Settings) -> int:
+    """How many loads the gates have rejected so far (the hook's table in the raw layer)."""
+    try:
+        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+            if not table_exists(con, RAW_DATASET, "rejected_load_signals"):
+                return 0
+            row = con.execute(f"select count(distinct load_id) from {RAW_DATASET}.rejected_load_signals").fetchone()
+    except duckdb.Error:
+        return 0
+    return int(row[0]) if row else 0
+
+
+def record_build(
+    settings: Settings,
+    started: datetime,
+    *,
+    consistent: bool,
+    gate_fired: bool,
+    failures: list[str],
+    full_refresh: bool,
+    seeds: str | None = None,
+    attempt_seq_seen: int | None = None,
+) -> None:
+    """Appends the build's outcome to mfds_raw.build_runs (success: the marts may be read;
+    seeds_digest: seed_layer_digest of what its seeds and seed-only models came from, a column
+    named before those models were kept with the seeds; attempt_seq_seen: the newest load
+    attempt when it started, so the next morning build knows which loads are new to it)."""
+    if not settings.duckdb_path.is_file():
+        return  # dbt never got as far as creating the warehouse: nothing to record it in
+    try:
+        with duckdb.connect(str(settings.duckdb_path)) as con:
+            con.execute(f"create schema if not exists {RAW_DATASET}")
+            con.execute(
+                f"create table if not exists {RAW_DATASET}.{BUILD_RUNS_TABLE} ("
+                "started_at timestamp with time zone, finished_at timestamp with time zone, "
+                "success boolean, gate_fired boolean, full_refresh boolean, failures varchar)"
+            )
+            # a warehouse from before the seeds were left out of the morning build gains the column
+            con.execute(f"alter table {RAW_DATASET}.{BUILD_RUNS_TABLE} add column if not exists seeds_digest varchar")
+            con.execute(
+                f"alter table {RAW_DATASET}.{BUILD_RUNS_TABLE} add column if not exists attempt_seq_seen bigint"
+            )
+            con.execute(
+                f"insert into {RAW_DATASET}.{BUILD_RUNS_TABLE} "
+                "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest, attempt_seq_seen) "
+                "values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    started,
+                    datetime.now(UTC),
+                    consistent,
+                    gate_fired,
+                    full_refresh,
+                    "; ".join(failures) or None,
+                    seeds,
+                    attempt_seq_seen,
+                ],
+            )
+    except (duckdb.Error, OSError):
+        # e.g. a full disk: the build's own failure (already a one-line error) must not be hidden
+        log.warning("could not record the build outcome in %s", settings.duckdb_path, exc_info=True)
+
+
+def unpublishable_reason(settings: Settings) -> str | None:
+    """Why the marts must not be read now (never built, or the last build failed); None if fine."""
+    if not settings.duckdb_path.is_file():
+        return f"the warehouse {settings.duckdb_path} does not exist; run `dmf build` first."
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, "marts", "dmf_loads"):
+            return f"the warehouse {settings.duckdb_path} has not been built; run `dmf build` first."
+        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE):
+            return None  # built before builds were recorded
+        row = con.execute(
+            f"select success, finished_at, failures from {RAW_DATASET}.{BUILD_RUNS_TABLE} "
+            "order by finished_at desc limit 1"
+        ).fetchone()
+    if row is None or row[0]:
+        return None
+    first = (row[2] or "unknown error").split("; ")[0]
+    return (
+        f"the last build failed at {row[1].astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC ({first[:200]}); "
+        "fix that and run `dmf build`."
+    )

@@ -1,0 +1,195 @@
+"""`dmf doctor`: is the whole setup usable, in the order a day runs through it?
+
+Service key → API (one request of one row) → warehouse readable and built → reports directory
+writable → the AI checks of `enrich.doctor`. Each check is a value with a level: `ok`, `warn`
+(the day still runs and publishes, e.g. AI trouble or yesterday's rejected load) or `bad`
+(a run would fail). Nothing raises, nothing is changed, and the service key never appears.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from dmf_watch.core.config import Settings
+from dmf_watch.core.url_policy import base_url_problem
+from dmf_watch.pipelines.mfds.helpers import ApiError, MfdsClient, redact
+from dmf_watch.pipelines.mfds.settings import RetryPolicy
+
+OK, WARN, BAD = "ok", "warn", "bad"
+#: AI checks whose failure is a warning: the report is complete without AI text.
+AI_WARNINGS = frozenset({"agy_binary", "agy_model", "agy_circuit", "agy_budget"})
+#: Checks of what agy may touch: a failure is a security problem only where agy can run, so
+#: without the binary it is a warning (install the deny block before installing agy).
+AI_WARNINGS_WITHOUT_AGY = AI_WARNINGS | {"agy_permissions", "agy_workspace"}
+#: One request, tried twice at most: doctor must answer in seconds, not retry like a load.
+DOCTOR_POLICY = RetryPolicy(
+    max_retries=1, base_delay_s=0.5, max_delay_s=0.5, connect_timeout_s=5.0, read_timeout_s=15.0
+)
+
+
+@dataclass(frozen=True)
+class SetupCheck:
+    name: str
+    level: str
+    message: str
+
+    @property
+    def line(self) -> str:
+        return f"{ {OK: 'ok  ', WARN: 'WARN', BAD: 'BAD '}[self.level] } {self.name}: {self.message}"
+
+
+def service_key_from_config(project_dir: Path) -> str | None:
+    """The key as the loader finds it: MFDS_SERVICE_KEY, else mfds_service_key in .dlt/secrets.toml."""
+    key = os.environ.get("MFDS_SERVICE_KEY")
+    if key and key.strip():
+        return key.strip()
+    secrets = project_dir / ".dlt" / "secrets.toml"
+    try:
+        import tomllib
+
+        data = tomllib.loads(secrets.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    stack = [data]
+    while stack:  # the key may sit at the top or under [sources...]
+        table = stack.pop()
+        value = table.get("mfds_service_key")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        stack.extend(v for v in table.values() if isinstance(v, dict))
+    return None
+
+
+def check_service_key(key: str | None) -> SetupCheck:
+    if key:
+        return SetupCheck("service_key", OK, "an MFDS service key is configured (not shown).")
+    return SetupCheck(
+        "service_key",
+        BAD,
+        "no MFDS service key: set MFDS_SERVICE_KEY to the decoded key "
+        "from data.go.kr (or mfds_service_key in .dlt/secrets.toml).",
+    )
+
+
+def check_api(
+    base_url: str, key: str | None, policy: RetryPolicy = DOCTOR_POLICY, allowed_hosts: tuple[str, ...] = ()
+) -> SetupCheck:
+    """One request for one row: proves the URL, the key and the portal answer, costs one request.
+    The loader's URL policy is applied first: a refused URL is never connected to."""
+    if not key:
+        return SetupCheck("mfds_api", BAD, "not tried without a service key.")
+    problem = base_url_problem(base_url, allowed_hosts)
+    if problem is not None:
+        return SetupCheck("mfds_api", BAD, f"{problem}.")
+    try:
+        with MfdsClient(base_url, key, policy) as client:
+            page = client.page(1, 1)
+    except ApiError as exc:
+        return SetupCheck("mfds_api", BAD, redact(exc.reason, key) + ".")
+    except Exception as exc:  # doctor always answers
+        return SetupCheck("mfds_api", BAD, f"the request failed ({type(exc).__name__}).")
+    return SetupCheck(
+        "mfds_api",
+        OK,
+        f"the MFDS API answered one row; totalCount {page.total_count:,}."
+        if page.total_count is not None
+        else "the MFDS API answered.",
+    )
+
+
+def check_warehouse(duckdb_path: Path, backup_dir: Path | None = None) -> list[SetupCheck]:
+    """Readable, whole, built (the marts exist), and the last load's verdict (a rejection is a warning)."""
+    from dmf_watch.commands.backup import warehouse_problem
+
+    if not duckdb_path.is_file():
+        return [SetupCheck("warehouse", BAD, f"no warehouse at {duckdb_path}: run `dmf run` (or `dmf demo` to try).")]
+    damage = warehouse_problem(duckdb_path, backup_dir or duckdb_path.parent / "backups")
+    if damage:
+        return [SetupCheck("warehouse", BAD, damage)]
+    try:
+        with duckdb.connect(str(duckdb_path), read_only=True) as con:
+            tables = {
+                name
+                for (name,) in con.execute(
+                    "select table_name from information_schema.tables where table_schema = 'marts'"
+                ).fetchall()
+            }
+            if not {"dmf_day_decisions", "dmf_events", "dmf_daily_summary"} <= tables:
+                return [SetupCheck("warehouse", BAD, f"{duckdb_path} is readable but not built: run `dmf build`.")]
+            last = con.execute(
+                "select as_of_date, verdict, reason from marts.dmf_day_decisions order by as_of_date desc limit 1"
+            ).fetchone()
+    except duckdb.Error as exc:
+        first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        return [
+            SetupCheck("warehouse", BAD, f"{duckdb_path} cannot be read ({first}); is another dmf command writing it?")
+        ]
+    checks = [SetupCheck("warehouse", OK, f"{duckdb_path} is readable and built.")]
+    if last is None:
+        checks.append(SetupCheck("last_load", WARN, "no load yet: run `dmf run`."))
+    elif last[1] != "accepted":
+        checks.append(
+            SetupCheck(
+                "last_load", WARN, f"the last load ({last[0]}) was rejected: {last[2] or '-'}; see `dmf status`."
+            )
+        )
+    else:
+        checks.append(SetupCheck("last_load", OK, f"the last load ({last[0]}) was accepted."))
+    return checks
+
+
+def check_reports_dir(reports_dir: Path) -> SetupCheck:
+    try:
+        reports_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=reports_dir, prefix=".doctor-", delete=True):
+            pass
+    except OSError as exc:
+        return SetupCheck(
+            "reports_dir",
+            BAD,
+            f"{reports_dir} is not writable ({exc.strerror or type(exc).__name__}); "
+            "set DMF_REPORTS_DIR or fix its permissions.",
+        )
+    return SetupCheck("reports_dir", OK, f"{reports_dir} is writable.")
+
+
+def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY) -> list[SetupCheck]:
+    from dmf_watch.enrich.agy_checks import AGY_NOT_FOUND, run_doctor
+
+    key = service_key_from_config(settings.project_dir)
+    checks = [
+        check_service_key(key),
+        check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ()))),
+    ]
+    checks += check_warehouse(settings.duckdb_path, settings.backup_dir)
+    checks.append(check_reports_dir(settings.reports_dir))
+    ai_checks = run_doctor(settings)
+    agy_missing = any(check.name == "agy_binary" and check.message.startswith(AGY_NOT_FOUND) for check in ai_checks)
+    warnings = AI_WARNINGS_WITHOUT_AGY if agy_missing else AI_WARNINGS
+    for check in ai_checks:
+        level = OK if check.ok else (WARN if check.name in warnings else BAD)
+        checks.append(SetupCheck(check.name, level, check.message))
+    checks.append(check_backups(settings))
+    return checks
+
+
+def check_backups(settings: Settings) -> SetupCheck:
+    """The copies of what the API cannot give again: none after accepted days is a warning."""
+    from dmf_watch.commands.backup import copies
+
+    found = copies(settings.backup_dir)
+    if not found:
+        return SetupCheck(
+            "backups",
+            WARN,
+            f"no backup in {settings.backup_dir} yet: `dmf run` takes one after each accepted day "
+            "(DMF_BACKUP_DIR; a failed one is in state/logs/dmf.log).",
+        )
+    return SetupCheck(
+        "backups", OK, f"{len(found)} backup(s) in {settings.backup_dir}, the newest {found[0].path.name}."
+    )

@@ -1,0 +1,86 @@
+"""One run at a time per warehouse: an exclusive `flock` on a file next to the DuckDB file.
+
+Why flock: the kernel releases it when the owning process ends, however it ends (exit, crash,
+`kill -9`), so a lock can never outlive its owner and "stale" needs no guessing from pids.
+The file is never deleted (deleting a lock file lets two processes lock two different inodes);
+while held it says who holds it (pid, host, command, start), so a second run that gives up can
+name the running one. File descriptors are opened close-on-exec, so a child process of a run
+(`agy`) never inherits the lock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dmf_watch.core.errors import DmfError
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.2
+
+
+class WarehouseBusy(DmfError):
+    """Another dmf process held the warehouse for longer than the configured wait."""
+
+
+def lock_path(duckdb_path: Path) -> Path:
+    return duckdb_path.with_name(duckdb_path.name + ".lock")
+
+
+def _holder(path: Path) -> str:
+    """Who holds the lock, in words, from what the holder wrote into the file."""
+    try:
+        info = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError):
+        info = {}
+    if not info.get("pid"):
+        return "another dmf process (it has not written its name yet)"
+    return (
+        f"pid {info['pid']} on {info.get('host', '?')}, `{info.get('command', 'dmf')}`, "
+        f"since {info.get('started_at', '?')}"
+    )
+
+
+@contextmanager
+def warehouse_lock(duckdb_path: Path, command: str, wait_s: float) -> Iterator[None]:
+    """Hold the warehouse's lock for the duration of the block; wait up to `wait_s` for it."""
+    path = lock_path(duckdb_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        deadline = time.monotonic() + wait_s
+        announced = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise WarehouseBusy(
+                        f"another dmf run holds the warehouse {duckdb_path} ({_holder(path)}); "
+                        f"waited {wait_s:g} s: let it finish and run again, or raise DMF_LOCK_WAIT_S."
+                    ) from None
+                if not announced:
+                    log.info("waiting up to %g s for the warehouse lock held by %s", wait_s, _holder(path))
+                    announced = True
+                time.sleep(POLL_S)
+        started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        record = {"pid": os.getpid(), "host": socket.gethostname(), "command": command, "started_at": started}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)  # the name goes first, so a waiter never names a finished run
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -1,0 +1,140 @@
+"""`dmf run`: one logical day end to end — load, dbt build with its gates, enrich, report,
+notify, and after an accepted day a backup of what the API can never give again (dmf.backup).
+
+The verdict of the day comes from the warehouse (marts.dmf_day_decisions), never from this module:
+Python only sequences the steps and turns the verdict into an exit code.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+from dmf_watch.commands.backup import back_up_after_run
+from dmf_watch.commands.build import build
+from dmf_watch.core.config import Settings
+from dmf_watch.core.errors import DmfError
+from dmf_watch.core.interrupts import RunInterrupted, deferred_interruptions
+
+log = logging.getLogger(__name__)
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class DayOutcome:
+    as_of: date
+    verdict: str
+    reason: str | None
+    exit_code: int
+    reports: list[Path] = field(default_factory=list)
+
+
+def day_verdict(settings: Settings, as_of: date) -> tuple[str, str | None]:
+    """The verdict of the load that decides the day, as dbt decided it (marts.dmf_day_decisions)."""
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        row = con.execute(
+            "select verdict, reason from marts.dmf_day_decisions where as_of_date = ?",
+            [as_of],
+        ).fetchone()
+    return (row[0], row[1]) if row else ("missing", "no load was recorded for this date")
+
+
+def render_reports(settings: Settings, as_of: date) -> list[Path]:
+    from dmf_watch.reports.daily_report import render_daily
+    from dmf_watch.reports.weekly_report import render_weekly
+
+    paths = [render_daily(settings, as_of)]
+    if as_of.weekday() == 0:
+        paths.append(render_weekly(settings, as_of))
+    return paths
+
+
+def run_day(
+    settings: Settings,
+    as_of: date,
+    *,
+    service_key: str | None = None,
+    echo: Echo = print,
+    outbox: Path | None = None,
+) -> DayOutcome:
+    """The day end to end, then its messages. A failed or interrupted run still raises its alert
+    before it raises; a delivery failure never changes the outcome."""
+    from dmf_watch.notify.day import notify_day
+
+    stage = Stage()
+    try:
+        outcome = _run_day(settings, as_of, service_key=service_key, echo=echo, stage=stage)
+        stage.name = "notify"
+        notified = notify_day(settings, as_of, outbox=outbox)
+        echo(f"{as_of}  notify  {notified.summary()}")
+        if notified.recorded:  # the daily operations sheet lists alerts and deliveries: show today's
+            from dmf_watch.reports.daily_report import render_daily
+
+            render_daily(settings, as_of)
+        if outcome.verdict == "accepted":  # what the API can never give again, copied under the lock
+            stage.name = "backup"
+            echo(f"{as_of}  backup  {back_up_after_run(settings, as_of)}")
+    except (Exception, RunInterrupted) as error:
+        if isinstance(error, RunInterrupted):
+            error.stage = error.stage or stage.name
+            error.day = as_of.isoformat()
+            why = error.sentence()
+        else:
+            why = str(error) if isinstance(error, DmfError) else f"unexpected {type(error).__name__}"
+        with deferred_interruptions():  # the alert of a stopped run must get out whole
+            echo(f"{as_of}  notify  {notify_day(settings, as_of, run_error=why, outbox=outbox).summary()}")
+        raise
+    return outcome
+
+
+@dataclass
+class Stage:
+    """Which step of the day is running, for the line an interruption prints."""
+
+    name: str = "load"
+
+
+def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: Echo, stage: Stage) -> DayOutcome:
+    from dmf_watch.enrich.daily_briefing import enrich_day
+    from dmf_watch.enrich.weekly_briefing import enrich_week
+    from dmf_watch.pipelines.mfds.load import load_day
+
+    stage.name = "load"
+    loaded = load_day(settings, as_of, service_key=service_key)
+    echo(f"{as_of}  load    {loaded.summary()}")
+
+    stage.name = "build"
+    built = build(settings, new_loads_only=True, after_load=True)
+    echo(f"{as_of}  build   {built.summary()}")
+    if not built.success and not built.gate_fired:
+        raise DmfError(f"dbt build failed for {as_of}, nothing was published: {'; '.join(built.failures[:3])}.")
+
+    verdict, reason = day_verdict(settings, as_of)
+    stage.name = "enrich"
+    echo(f"{as_of}  enrich  {enrich_day(settings, as_of).summary()}")
+    if loaded.schema_drift:  # a drift rejection: the AI proposes where the fields went (never fatal)
+        from dmf_watch.enrich.drift import diagnose_load_drift
+
+        echo(f"{as_of}  enrich  {diagnose_load_drift(settings, as_of, loaded.schema_drift).summary()}")
+    if as_of.weekday() == 0:
+        echo(f"{as_of}  enrich  {enrich_week(settings, as_of).summary()}")
+
+    stage.name = "report"
+    reports = render_reports(settings, as_of)
+    echo(f"{as_of}  report  " + ", ".join(str(path) for path in reports))
+
+    if verdict == "accepted":
+        exit_code = 0
+    elif loaded.fetch_status == "failed":
+        exit_code = 1
+    else:
+        exit_code = 2
+    if verdict != "accepted":
+        echo(f"{as_of}  REJECTED  {reason}")
+    return DayOutcome(as_of, verdict, reason, exit_code, reports)

@@ -1,0 +1,273 @@
+"""Diagnose MFDS API schema drift (design §5.7, the JSON-path variant of UC2).
+
+Wired into `dmf run` (issue 8): when the loader rejects a load because the item keys did not fit
+the declared schema (`mfds_raw.load_runs.schema_drift`), `diagnose_load_drift` runs after the
+build. It asks agy where the expected fields now live, keeps only candidates whose quoted
+evidence really occurs in the samples we showed, and queues them in
+`state/proposals/<date>_uc2b_drift.json`. A person edits the loader's declared schema; nothing
+is applied automatically. On by default (`drift_enabled = true`); the same drift of the same day
+is diagnosed once (a re-run reuses the stored run and calls agy zero more times). Never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from dmf_watch.core.config import SEOUL, Settings
+from dmf_watch.enrich import enrichment_store as store
+from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
+from dmf_watch.enrich.parse import parse_drift
+from dmf_watch.enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
+from dmf_watch.enrich.runner import (
+    EnrichOutcome,
+    Tools,
+    base_run,
+    finish_after_failed_call,
+    finish_without_call,
+    new_run_id,
+    open_warehouse,
+    write_run,
+)
+from dmf_watch.enrich.sanitize import for_prompt
+
+KIND = "drift"
+PROMPT = "uc2b_api_drift.md"
+SCHEMA = "uc2b_api_drift.schema.json"
+MAX_SAMPLES = 3
+
+
+def _clean(value: Any, depth: int = 0) -> Any:
+    """Sanitize every string of a sample and keep it small (keys too: they are data)."""
+    if depth > 8:
+        return None
+    if isinstance(value, dict):
+        return {for_prompt(k, 60): _clean(v, depth + 1) for k, v in list(value.items())[:40]}
+    if isinstance(value, list):
+        return [_clean(v, depth + 1) for v in value[:5]]
+    if isinstance(value, str):
+        return for_prompt(value, 120)
+    return value
+
+
+def _latest(settings: Settings, as_of: date) -> dict[str, Any] | None:
+    """The day's latest drift run (a re-run of the same drift reuses it: no second call)."""
+    con, _ = open_warehouse(settings)
+    if con is None:
+        return None
+    try:
+        with con:
+            store.ensure_schema(con)
+            return store.latest_run(con, as_of, KIND)
+    except duckdb.Error:
+        return None
+
+
+def drift_file(settings: Settings, as_of: date) -> Path:
+    return Path(settings.state_dir) / "proposals" / f"{as_of:%Y%m%d}_uc2b_drift.json"
+
+
+def diagnose_load_drift(settings: Settings, as_of: date, schema_drift: str | None) -> EnrichOutcome:
+    """Diagnose a load the loader rejected for schema drift, from its `schema_drift` record.
+
+    The expected fields are the loader's declared schema; the last good sample is one record of
+    the latest accepted load, keyed as the API used to send it. Never raises.
+    """
+    try:
+        record = json.loads(schema_drift or "")
+        if not isinstance(record, dict):
+            raise ValueError("not an object")
+    except ValueError:
+        return EnrichOutcome(
+            None, as_of, KIND, "FAILED", "internal_error", detail="the load's schema_drift record could not be read"
+        )
+    try:
+        from dmf_watch.pipelines.mfds.settings import ITEM_FIELD_PATHS
+
+        drift = {"missing": list(record.get("missing") or []), "unknown": list(record.get("unknown") or [])}
+        samples = [s for s in record.get("samples") or [] if isinstance(s, Mapping)]
+        # Ask where the missing fields went; with none missing (only new keys), show them all.
+        expected = {k: v for k, v in ITEM_FIELD_PATHS.items() if k in drift["missing"]} or ITEM_FIELD_PATHS
+        return diagnose_api_drift(
+            settings, as_of, expected_fields=expected, samples=samples, last_good=_last_good_item(settings), drift=drift
+        )
+    except Exception as exc:
+        return EnrichOutcome(
+            None,
+            as_of,
+            KIND,
+            "FAILED",
+            "internal_error",
+            detail=f"unexpected error in diagnose_load_drift: {type(exc).__name__}",
+        )
+
+
+def _last_good_item(settings: Settings) -> dict[str, Any] | None:
+    """One raw record of the latest accepted load, with the API's key names, or None."""
+    from dmf_watch.pipelines.mfds.settings import SOURCE_FIELDS
+
+    con, _ = open_warehouse(settings)
+    if con is None:
+        return None
+    try:
+        with con:
+            row = con.execute(f"""
+                select {", ".join(name.lower() for name in SOURCE_FIELDS)}
+                from mfds_raw.dmf_items
+                where load_id = (select load_id from marts.dmf_loads where verdict = 'accepted'
+                                 order by as_of_date desc, attempt_order desc limit 1)
+                order by item_position limit 1""").fetchone()
+    except duckdb.Error:
+        return None
+    return dict(zip(SOURCE_FIELDS, row)) if row else None
+
+
+def diagnose_api_drift(
+    settings: Settings,
+    as_of: date,
+    *,
+    expected_fields: Mapping[str, str],
+    samples: Sequence[Mapping[str, Any]],
+    last_good: Mapping[str, Any] | None = None,
+    drift: Mapping[str, Any] | None = None,
+) -> EnrichOutcome:
+    cfg: AiConfig | None = None
+    try:
+        cfg = load_ai_config(settings)
+        return _diagnose(
+            settings, as_of, cfg.for_purpose(cfg.drift_model, "high"), expected_fields, samples, last_good, drift
+        )
+    except Exception as exc:
+        return EnrichOutcome(
+            None,
+            as_of,
+            KIND,
+            "FAILED",
+            "internal_error",
+            detail=f"unexpected error in diagnose_api_drift: {type(exc).__name__}",
+        )
+
+
+def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) -> EnrichOutcome:
+    if not cfg.enabled:
+        why = "DMF_AI_DISABLED is set." if cfg.disabled_by_env else "enabled = false in dmf_watch/enrich/agy.toml."
+        return finish_without_call(settings, as_of, KIND, "disabled", cfg, why)
+    if not cfg.drift_enabled:
+        return finish_without_call(
+            settings, as_of, KIND, "disabled", cfg, "drift_enabled = false in dmf_watch/enrich/agy.toml."
+        )
+    shown_samples = [_clean(s) for s in list(samples)[:MAX_SAMPLES]]
+    fields = {for_prompt(k, 60): for_prompt(v, 200) for k, v in expected_fields.items()}
+    schema = load_schema(SCHEMA)
+    prompt = render(
+        PROMPT,
+        {
+            "RUN_DATE": as_of.isoformat(),
+            "EXPECTED_FIELDS_JSON": json_block(fields),
+            "DRIFT_JSON": json_block(_clean(dict(drift)) if drift else {}),
+            "SAMPLES_JSON": json_block(shown_samples),
+            "LAST_GOOD_JSON": json_block(_clean(last_good) if last_good else {}),
+            "SCHEMA_JSON": schema_text(schema),
+        },
+    )
+    latest = _latest(settings, as_of)
+    if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
+        return EnrichOutcome(
+            latest["run_id"],
+            as_of,
+            KIND,
+            "OK",
+            reused=True,
+            detail="same drift as an earlier successful diagnosis",
+            prompt_chars=len(prompt.text),
+        )
+    run_id = new_run_id(as_of, KIND)
+    tools = Tools(settings, cfg, run_id)
+    result = tools.client.call("api_drift", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
+    if not result.ok:
+        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
+    answer = parse_drift(result.obj, frozenset(fields), json_block(shown_samples))
+    now = store.utc_now()
+    items = [
+        {
+            "run_id": run_id,
+            "as_of_date": as_of,
+            "kind": "api_field_path",
+            "item_key": c.field,
+            "importance": c.stability,
+            "content": c.json_path,
+            "detail_json": store.dumps({"evidence": c.evidence, "rationale": c.rationale, "confidence": c.confidence}),
+            "applied": 0,
+            "created_at": now,
+        }
+        for c in answer.candidates
+    ]
+    note = answer.dropped.note()
+    run = base_run(
+        run_id,
+        as_of,
+        KIND,
+        "OK",
+        None,
+        cfg,
+        note,
+        summary_md=answer.diagnosis,
+        prompt_sha256=prompt.identity_sha256,
+        agy_call_count=result.attempts,
+        total_tokens=result.tokens,
+        dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None,
+    )
+    problem = write_run(settings, run, items, tools.call_rows(run_id, as_of, note))
+    if problem:
+        return EnrichOutcome(None, as_of, KIND, "FAILED", "storage_error", detail=problem)
+    data = {
+        "kind": "api_field_path",
+        "run_id": run_id,
+        "generated_at": datetime.now(SEOUL).isoformat(timespec="seconds"),
+        "model": cfg.model,
+        "prompt_sha256": prompt.identity_sha256,
+        "status": "PENDING",
+        "note": "자동 반영되지 않습니다. 사람이 적재기의 필드 매핑을 직접 고친 뒤 dmf load 로 확인하십시오.",
+        "diagnosis": answer.diagnosis,
+        "needs_human_review": answer.needs_human_review,
+        "page_changed_markers": answer.page_changed_markers,
+        "items": [
+            dict(
+                id=i + 1,
+                field=c.field,
+                json_path=c.json_path,
+                evidence=c.evidence,
+                rationale=c.rationale,
+                stability=c.stability,
+                confidence=c.confidence,
+                decision="PENDING",
+            )
+            for i, c in enumerate(answer.candidates)
+        ],
+    }
+    path = drift_file(settings, as_of)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return EnrichOutcome(
+        run_id,
+        as_of,
+        KIND,
+        "OK",
+        detail=note,
+        agy_calls=result.attempts,
+        tokens=result.tokens,
+        proposals_queued=len(answer.candidates),
+        dropped=answer.dropped.as_dict(),
+        prompt_chars=len(prompt.text),
+    )

@@ -1,0 +1,328 @@
+"""What every enrichment step shares: run ids, the outcome value, the client wiring, and
+writing one run (its row, its items, its agy call rows) in one transaction."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import duckdb
+
+from dmf_watch.core.config import Settings
+from dmf_watch.core.warehouse import table_exists
+from dmf_watch.enrich import enrichment_store as store
+from dmf_watch.enrich.ai_config import AiConfig
+from dmf_watch.enrich.badges import SKIPPED_REASONS, badge_for
+from dmf_watch.enrich.budget import CircuitBreaker, ResultCache, TokenBudget
+from dmf_watch.enrich.client import AgyClient, CallResult, skip_reason_for
+from dmf_watch.enrich.workspace import prepare_workspace
+
+T = TypeVar("T")
+
+REQUIRED_MARTS = (
+    "dmf_loads",
+    "dmf_day_decisions",
+    "dmf_events",
+    "dmf_event_field_changes",
+    "dmf_signals",
+    "dmf_watchlist_unmatched",
+    "dmf_daily_summary",
+)
+
+
+@dataclass
+class EnrichOutcome:
+    """What one enrichment step did. `status` OK | SKIPPED | FAILED; never an exception."""
+
+    run_id: str | None
+    as_of_date: date
+    kind: str
+    status: str
+    skip_reason: str | None = None
+    headline: str | None = None
+    detail: str = ""
+    agy_calls: int = 0
+    tokens: int = 0
+    cache_hit: bool = False
+    reused: bool = False
+    comments: int = 0
+    anomaly_notes: int = 0
+    proposals_queued: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    prompt_chars: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "OK"
+
+    @property
+    def badge(self) -> str:
+        return badge_for(self.skip_reason)
+
+    def summary(self) -> str:
+        head = f"AI {self.kind} {self.as_of_date.isoformat()}: {self.status}"
+        if self.status != "OK":
+            text = f"{head} ({self.skip_reason}) — {self.badge}"
+            return text + (f"; {self.detail}" if self.detail else "")
+        if self.reused:
+            return f"{head} — already enriched by run {self.run_id}; agy not called"
+        parts = []
+        if self.kind == "daily":
+            parts.append(
+                f"{self.comments} event comments, {self.anomaly_notes} anomaly notes, "
+                f"{self.proposals_queued} alias proposals queued"
+            )
+        elif self.kind == "anomaly":
+            parts.append(f"{self.anomaly_notes} signal interpretations")
+        if self.dropped:
+            parts.append(f"{sum(self.dropped.values())} invented items dropped")
+        calls = (
+            "cache hit, agy not called" if self.cache_hit else f"{self.agy_calls} agy call(s), {self.tokens:,} tokens"
+        )
+        parts.append(calls)
+        return f"{head} — " + "; ".join(parts)
+
+
+def new_run_id(as_of: date, kind: str) -> str:
+    stamp = datetime.now(UTC).strftime("%H%M%S")
+    return f"{as_of:%Y%m%d}-{kind}-{stamp}-{secrets.token_hex(3)}"
+
+
+def status_for(reason: str) -> str:
+    return "SKIPPED" if reason in SKIPPED_REASONS else "FAILED"
+
+
+class Tools:
+    """A configured client for one run, collecting its usage rows for the audit table."""
+
+    def __init__(self, settings: Settings, cfg: AiConfig, run_id: str) -> None:
+        state = Path(settings.state_dir)
+        self.calls: list[dict[str, Any]] = []
+        self.log_dir = state / "agy_runs" / run_id
+        workdir, self.workspace_problem = prepare_workspace(settings)
+        self.client = AgyClient(
+            cfg,
+            workdir=workdir,
+            budget=TokenBudget(state / "agy_budget.json", cfg.daily_token_cap, cfg.daily_call_cap),
+            cache=ResultCache(state / "agy_cache", cfg.cache_ttl_seconds),
+            circuit=CircuitBreaker(state / "agy_circuit.json", cfg.circuit_failure_threshold, cfg.circuit_open_hours),
+            on_usage=self.calls.append,
+        )
+
+    def call_rows(self, run_id: str, as_of: date, extra_note: str = "") -> list[dict[str, Any]]:
+        out = []
+        for index, row in enumerate(self.calls):
+            record = dict(row, call_id=f"{run_id}-{index}", run_id=run_id, as_of_date=as_of)
+            if extra_note and index == len(self.calls) - 1 and row.get("schema_valid"):
+                record["error"] = "; ".join(x for x in (row.get("error"), extra_note) if x)
+            out.append(record)
+        return out
+
+
+def open_warehouse(settings: Settings) -> tuple[duckdb.DuckDBPyConnection | None, str]:
+    """A connection, or (None, sentence) when the warehouse file is not there yet."""
+    path = Path(settings.duckdb_path)
+    if not path.is_file():
+        return None, f"the warehouse {path} does not exist; run `dmf load` and `dmf build` first."
+    try:
+        return duckdb.connect(str(path)), ""
+    except duckdb.Error as exc:
+        return None, f"the warehouse could not be opened ({str(exc)[:160]})."
+
+
+def missing_marts(con: duckdb.DuckDBPyConnection, names: Sequence[str] = REQUIRED_MARTS) -> list[str]:
+    return [n for n in names if not table_exists(con, "marts", n)]
+
+
+def write_run(
+    settings: Settings,
+    run: Mapping[str, Any],
+    items: Sequence[Mapping[str, Any]] = (),
+    calls: Sequence[Mapping[str, Any]] = (),
+    proposals: Sequence[Mapping[str, Any]] = (),
+) -> str | None:
+    """Store one run atomically; returns None or a sentence saying why it could not be stored."""
+    con, problem = open_warehouse(settings)
+    if con is None:
+        return problem
+    try:
+        with con:
+            store.ensure_schema(con)
+            con.execute("begin")
+            try:
+                store.insert_run(con, run)
+                store.insert_items(con, items)
+                store.insert_calls(con, calls)
+                store.insert_proposals(con, proposals)
+                con.execute("commit")
+            except Exception:
+                con.execute("rollback")
+                raise
+    except duckdb.Error as exc:
+        return f"the enrichment could not be stored ({str(exc)[:160]})."
+    return None
+
+
+def base_run(
+    run_id: str,
+    as_of: date,
+    kind: str,
+    status: str,
+    reason: str | None,
+    cfg: AiConfig | None,
+    detail: str = "",
+    **extra: Any,
+) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "as_of_date": as_of,
+        "kind": kind,
+        "status": status,
+        "skip_reason": reason,
+        "badge": badge_for(reason) or None,
+        "detail": detail or None,
+        "model": cfg.model if cfg else None,
+        "effort": cfg.effort if cfg else None,
+        "created_at": store.utc_now(),
+        "agy_call_count": 0,
+        "total_tokens": 0,
+        "cache_hit": False,
+        **extra,
+    }
+
+
+def same_as_latest(
+    settings: Settings, as_of: date, kind: str, status: str, reason: str | None, prompt_sha: str | None
+) -> dict[str, Any] | None:
+    """The latest run when it already says the same thing (re-runs add no duplicate rows)."""
+    con, _ = open_warehouse(settings)
+    if con is None:
+        return None
+    try:
+        with con:
+            store.ensure_schema(con)
+            latest = store.latest_run(con, as_of, kind)
+    except duckdb.Error:
+        return None
+    if (
+        latest
+        and latest["status"] == status
+        and latest["skip_reason"] == reason
+        and latest["prompt_sha256"] == prompt_sha
+    ):
+        return latest
+    return None
+
+
+def read_marts(
+    settings: Settings, as_of: date, kind: str, cfg: AiConfig, read: Callable[[duckdb.DuckDBPyConnection], T]
+) -> tuple[T | None, EnrichOutcome | None]:
+    """Runs `read` on the warehouse, or returns the outcome that says why it cannot:
+    no warehouse file yet, or marts that `dmf build` has not created."""
+    con, problem = open_warehouse(settings)
+    if con is None:
+        return None, EnrichOutcome(None, as_of, kind, "FAILED", "marts_missing", detail=problem)
+    with con:
+        store.ensure_schema(con)
+        missing = missing_marts(con)
+        value = None if missing else read(con)
+    if missing:
+        return None, finish_without_call(
+            settings,
+            as_of,
+            kind,
+            "marts_missing",
+            cfg,
+            "missing marts: " + ", ".join("marts." + m for m in missing) + "; run `dmf build` first.",
+        )
+    return value, None
+
+
+def finish_without_call(
+    settings: Settings,
+    as_of: date,
+    kind: str,
+    reason: str,
+    cfg: AiConfig | None,
+    detail: str,
+    prompt_sha: str | None = None,
+    result: CallResult | None = None,
+    tools: Tools | None = None,
+    run_id: str | None = None,
+) -> EnrichOutcome:
+    """Record a SKIPPED/FAILED run (once: an identical latest row is reused) and say so."""
+    status = status_for(reason)
+    calls = tools.calls if tools else []
+    if not calls:
+        existing = same_as_latest(settings, as_of, kind, status, reason, prompt_sha)
+        if existing:
+            return EnrichOutcome(existing["run_id"], as_of, kind, status, reason, detail=detail)
+    run_id = run_id or new_run_id(as_of, kind)
+    run = base_run(
+        run_id,
+        as_of,
+        kind,
+        status,
+        reason,
+        cfg,
+        detail,
+        prompt_sha256=prompt_sha,
+        agy_call_count=len(calls),
+        total_tokens=result.tokens if result else 0,
+    )
+    problem = write_run(settings, run, calls=tools.call_rows(run_id, as_of) if tools else [])
+    outcome = EnrichOutcome(
+        run_id if problem is None else None,
+        as_of,
+        kind,
+        status,
+        reason,
+        detail=detail,
+        agy_calls=len(calls),
+        tokens=result.tokens if result else 0,
+        prompt_chars=result.prompt_chars if result else 0,
+    )
+    if problem and reason not in ("marts_missing",):
+        outcome.detail = (detail + "; " if detail else "") + problem
+    return outcome
+
+
+def call_failure_detail(result: CallResult) -> str:
+    """One sentence for a failed call, free of secrets (agy's own text is quarantined)."""
+    from dmf_watch.enrich.sanitize import for_output
+
+    text = for_output(result.reason, 240)
+    return f"agy call ended with {result.kind.value}: {text}" if text else f"agy call ended with {result.kind.value}"
+
+
+def finish_after_failed_call(
+    settings: Settings,
+    as_of: date,
+    kind: str,
+    cfg: AiConfig,
+    prompt_sha: str,
+    result: CallResult,
+    tools: Tools,
+    run_id: str,
+) -> EnrichOutcome:
+    """Record a run whose agy call failed, with the failure's reason and its secret-free detail.
+
+    Every kind ends the same way when agy does not answer, so the reason (timeout, quota, ...)
+    reads the same on the report's badge whichever kind of run it was.
+    """
+    return finish_without_call(
+        settings,
+        as_of,
+        kind,
+        skip_reason_for(result.kind),
+        cfg,
+        call_failure_detail(result),
+        prompt_sha,
+        result,
+        tools,
+        run_id,
+    )

@@ -1,0 +1,219 @@
+"""`dmf notify`: raise the day's alerts, then deliver the day's messages once. Never raises.
+
+Called by `dmf run` after the reports (and after a failed run, with its error) and by
+`dmf notify --as-of D [--resend]`. Every alert and every delivery try is a row in the `notify`
+schema; a (message, destination) pair already delivered is not sent again unless `resend`.
+A delivery failure is recorded and retried a bounded number of times, and it never changes
+the exit code of `dmf run`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from dmf_watch.core.config import Settings, today_in_seoul
+from dmf_watch.notify import ledger as store
+from dmf_watch.notify.deliver import Delivery, send, write_outbox
+from dmf_watch.notify.destinations import Destination, NotifyConfig, load_notify_config
+from dmf_watch.notify.messages import Message, alert_message, daily_message, test_message, weekly_message
+from dmf_watch.notify.policy import evaluate
+from dmf_watch.notify.redact import Scrubber
+
+log = logging.getLogger("dmf.notify")
+OUTBOX = "outbox"
+
+
+@dataclass
+class NotifyOutcome:
+    as_of: date
+    alerts: list[str] = field(default_factory=list)  # kinds of the alerts raised now
+    sent: list[str] = field(default_factory=list)  # "destination: message key"
+    failed: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # demo outbox files
+    note: str = ""
+
+    @property
+    def recorded(self) -> bool:
+        """Something was added to the notify tables (so the report's operations sheet changed)."""
+        return bool(self.alerts or self.sent or self.failed or self.written)
+
+    def summary(self) -> str:
+        parts = []
+        if self.alerts:
+            parts.append("alerts " + ", ".join(self.alerts))
+        if self.sent:
+            parts.append(f"{len(self.sent)} delivered")
+        if self.failed:
+            parts.append(
+                f"{len(self.failed)} failed after retries ({', '.join(self.failed)}; see the operations sheet)"
+            )
+        if self.written:
+            parts.append(f"{len(self.written)} written to the outbox")
+        if self.note:
+            parts.append(self.note)
+        return "; ".join(parts) or "nothing new to send"
+
+
+def _scrubber(cfg: NotifyConfig) -> Scrubber:
+    key = os.environ.get("MFDS_SERVICE_KEY")
+    return Scrubber(cfg.secrets() + ([key] if key else []))
+
+
+def _delivery_row(
+    as_of: date, message: Message, destination: str, service: str, result: Delivery, resend: bool
+) -> dict[str, Any]:
+    return {
+        "delivery_id": f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}",
+        "as_of_date": as_of,
+        "delivered_at": store.utc_now(),
+        "message_kind": message.kind,
+        "message_key": message.key,
+        "level": message.level,
+        "alert_kind": message.alert_kind,
+        "destination": destination,
+        "service": service,
+        "outcome": result.outcome,
+        "attempts": result.attempts,
+        "error": result.error,
+        "resend": resend,
+    }
+
+
+def _messages(con, settings: Settings, as_of: date, cfg: NotifyConfig, run_failed: bool) -> list[Message]:
+    from dmf_watch.reports.daily_report import report_path
+    from dmf_watch.reports.weekly_report import report_path as weekly_path
+
+    out: list[Message] = []
+    if not run_failed:
+        daily = daily_message(con, as_of, report_path(settings.reports_dir, as_of), cfg.empty_day)
+        if daily is not None:
+            out.append(daily)
+        if as_of.weekday() == 0:
+            out.append(weekly_message(con, as_of, weekly_path(settings.reports_dir, as_of)))
+    out += [alert_message(alert) for alert in store.alerts_for_day(con, as_of)]
+    return out
+
+
+def notify_day(
+    settings: Settings,
+    as_of: date,
+    *,
+    run_error: str | None = None,
+    resend: bool = False,
+    outbox: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> NotifyOutcome:
+    """Alerts + deliveries for one day. `outbox` (the demo) stands in when nothing is configured."""
+    outcome = NotifyOutcome(as_of)
+    try:
+        cfg = load_notify_config(settings.state_dir, env)
+        if outbox is not None:  # the demo never sends anywhere, whatever this machine has set
+            cfg = dataclasses.replace(cfg, destinations=())
+        _notify_day(settings, as_of, cfg, outcome, run_error, resend, outbox)
+    except Exception as exc:  # delivery is never fatal
+        outcome.note = f"notification step failed ({type(exc).__name__}); see state/logs/dmf.log"
+        log.error("notify %s failed: %s", as_of, type(exc).__name__)
+    return outcome
+
+
+def _notify_day(
+    settings: Settings,
+    as_of: date,
+    cfg: NotifyConfig,
+    outcome: NotifyOutcome,
+    run_error: str | None,
+    resend: bool,
+    outbox: Path | None,
+) -> None:
+    scrub = _scrubber(cfg)
+    path = Path(settings.duckdb_path)
+    if not path.is_file():
+        outcome.note = f"no warehouse at {path}: nothing recorded or sent"
+        log.warning("notify %s: %s", as_of, outcome.note)
+        return
+    with duckdb.connect(str(path)) as con:
+        store.ensure_schema(con)
+        raised = evaluate(con, as_of, scrub(run_error) if run_error is not None else None)
+        outcome.alerts = [a["kind"] for a in raised]
+        messages = _messages(con, settings, as_of, cfg, run_error is not None)
+        done = set() if resend else store.sent_keys(con, as_of)
+
+    targets: list[tuple[Destination | None, Message]] = []
+    if cfg.destinations:
+        targets = [
+            (d, m)
+            for m in messages
+            for d in cfg.destinations
+            if d.route.wants(m.kind, m.level) and (m.key, d.name) not in done
+        ]
+    elif outbox is not None:
+        targets = [(None, m) for m in messages if (m.key, OUTBOX) not in done]
+    else:
+        outcome.note = "no notification destination configured: nothing sent"
+        log.info("notify %s: %s (set DMF_NOTIFY_URLS or a destination in notify.toml)", as_of, outcome.note)
+        return
+
+    for destination, message in targets:
+        if destination is None:
+            result = write_outbox(outbox, message)  # type: ignore[arg-type]
+            name, service = OUTBOX, "file"
+        else:
+            result = send(
+                destination,
+                message,
+                attempts=cfg.attempts,
+                wait_s=cfg.retry_wait_seconds,
+                attach=cfg.attach_report,
+                scrub=scrub,
+            )
+            name, service = destination.name, destination.service
+        label = f"{name}: {message.key}"
+        {"sent": outcome.sent, "written": outcome.written}.get(result.outcome, outcome.failed).append(label)
+        log.info(
+            "notify %s %s -> %s (%s, %d attempt(s)) %s",
+            as_of,
+            message.key,
+            name,
+            result.outcome,
+            result.attempts,
+            result.error or "",
+        )
+        with duckdb.connect(str(path)) as con:
+            store.insert_delivery(con, _delivery_row(as_of, message, name, service, result, resend))
+
+
+def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[tuple[str, bool, str]]:
+    """A test message to every configured destination: (name, ok, scrubbed error) each."""
+    cfg = load_notify_config(settings.state_dir, env)
+    scrub = _scrubber(cfg)
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    results = []
+    path = Path(settings.duckdb_path)
+    for destination in cfg.destinations:
+        message = test_message(destination.name, stamp)
+        result = send(destination, message, attempts=1, wait_s=0, attach=False, scrub=scrub)
+        results.append((destination.name, result.outcome == "sent", result.error or ""))
+        if path.is_file():
+            try:
+                with duckdb.connect(str(path)) as con:
+                    store.ensure_schema(con)
+                    store.insert_delivery(
+                        con,
+                        _delivery_row(today_in_seoul(), message, destination.name, destination.service, result, False),
+                    )
+            except duckdb.Error:
+                log.warning("notify test: the delivery of %s could not be recorded", destination.name)
+    return results
+
+
+def unconfigured(settings: Settings, env: dict[str, str] | None = None) -> tuple[str, ...]:
+    return load_notify_config(settings.state_dir, env).unconfigured

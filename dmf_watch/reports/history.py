@@ -1,0 +1,207 @@
+"""One registration's timeline: when it was first seen and every event and field change since,
+from `marts.dmf_registration_history` and the events marts only.
+
+Shared by `dmf history` (printed) and the daily report (a sheet of timelines for the day's
+watchlist registrations), so a person sees the same lines in both. A timeline can be cut at a
+date (`until`), which is what keeps a re-rendered old report identical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import duckdb
+
+from dmf_watch.core.config import Settings
+from dmf_watch.core.warehouse import table_exists
+from dmf_watch.reports.actions import WHAT_HAPPENED, describe_change
+from dmf_watch.reports.layout import EVENT_LABEL, SEVERITY_LABEL
+
+MARTS = "marts"
+MAX_MATCHES = 20
+
+
+@dataclass(frozen=True)
+class Entry:
+    day: date
+    kind: str  # FIRST_SEEN | NEW | CHANGED | WITHDRAWN | REINSTATED | …
+    severity: str | None
+    lines: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        if self.kind == "FIRST_SEEN":
+            return "처음 확인"
+        return EVENT_LABEL.get(self.kind, self.kind)
+
+
+@dataclass(frozen=True)
+class Timeline:
+    dmf_key: str
+    permit_no: str | None
+    ingredient_name: str | None
+    applicant: str | None
+    current: dict[str, Any] | None  # the latest version's fields (None: not in the list now)
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return " · ".join(v for v in (self.ingredient_name, self.permit_no or "(등록번호 없음)", self.applicant) if v)
+
+
+def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cur = con.execute(sql, params)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def find_keys(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    ingredient: str | None = None,
+    permit_no: str | None = None,
+    applicant: str | None = None,
+) -> list[str]:
+    """dmf_keys whose any version matches: a number exactly (or as a prefix), an ingredient or
+    an applicant name as a case-insensitive substring, an applicant also by BIZRNO."""
+    if permit_no:
+        where, params = "permit_no = ? or starts_with(permit_no, ?)", [permit_no.strip(), permit_no.strip()]
+    elif ingredient:
+        where, params = "contains(lower(ingredient_name), lower(?))", [ingredient.strip()]
+    elif applicant:
+        where, params = (
+            "contains(lower(applicant), lower(?)) or applicant_bizrno = ?",
+            [applicant.strip(), applicant.strip().replace("-", "")],
+        )
+    else:
+        return []
+    rows = con.execute(
+        f"""
+        select dmf_key, max(valid_from) as last_seen
+        from {MARTS}.dmf_registration_history
+        where {where}
+        group by dmf_key
+        order by last_seen desc, dmf_key
+    """,
+        params,
+    ).fetchall()
+    return [key for key, _ in rows]
+
+
+def timeline(con: duckdb.DuckDBPyConnection, dmf_key: str, until: date | None = None) -> Timeline:
+    """Every dated fact about one registration up to `until` (inclusive; None = everything)."""
+    limit = until or date.max
+    versions = _fetch(
+        con,
+        f"""
+        select version_no, valid_from, valid_to, is_current, permit_no, ingredient_name, applicant,
+               manufacturer, manufacture_place, countries
+        from {MARTS}.dmf_registration_history
+        where dmf_key = ? and valid_from <= ?
+        order by version_no
+    """,
+        [dmf_key, limit],
+    )
+    events = _fetch(
+        con,
+        f"""
+        select as_of_date, event_type, severity, permit_no, ingredient_name, applicant
+        from {MARTS}.dmf_events
+        where dmf_key = ? and as_of_date <= ?
+        order by as_of_date, event_type
+    """,
+        [dmf_key, limit],
+    )
+    changes = _fetch(
+        con,
+        f"""
+        select as_of_date, field_name, change_detail, before_value, after_value, removed_entries,
+               added_entries, severity
+        from {MARTS}.dmf_event_field_changes
+        where dmf_key = ? and as_of_date <= ?
+        order by as_of_date, severity_rank, field_name
+    """,
+        [dmf_key, limit],
+    )
+    entries: list[Entry] = []
+    if versions and not any(e["event_type"] == "NEW" and e["as_of_date"] == versions[0]["valid_from"] for e in events):
+        entries.append(
+            Entry(
+                versions[0]["valid_from"],
+                "FIRST_SEEN",
+                None,
+                ("이 날 적재에 이미 있었음(기준 적재 또는 그 이전부터 등록)",),
+            )
+        )
+    for event in events:
+        day, kind = event["as_of_date"], event["event_type"]
+        if kind == "CHANGED":
+            lines = tuple(
+                describe_change(
+                    c["field_name"],
+                    c["change_detail"],
+                    c["before_value"],
+                    c["after_value"],
+                    c["removed_entries"],
+                    c["added_entries"],
+                )
+                for c in changes
+                if c["as_of_date"] == day
+            ) or ("변경",)
+        else:
+            lines = (WHAT_HAPPENED.get(kind, kind),)
+        entries.append(Entry(day, kind, event["severity"], lines))
+    entries.sort(key=lambda e: (e.day, e.kind != "FIRST_SEEN"))
+    latest = versions[-1] if versions else {}
+    withdrawn_last = bool(events) and events[-1]["event_type"] == "WITHDRAWN"
+    current = (
+        None
+        if (not versions or withdrawn_last or (latest.get("valid_to") is not None and latest["valid_to"] <= limit))
+        else latest
+    )
+    source = latest or (events[-1] if events else {})
+    return Timeline(
+        dmf_key, source.get("permit_no"), source.get("ingredient_name"), source.get("applicant"), current, entries
+    )
+
+
+def format_timeline(t: Timeline) -> str:
+    lines = [f"{t.title}  (dmf_key {t.dmf_key})"]
+    if t.current:
+        lines.append(
+            f"  현재: 제조소 {t.current.get('manufacturer') or '-'} | 제조국 {t.current.get('countries') or '-'}"
+        )
+    else:
+        lines.append("  현재: 목록에 없음")
+    for entry in t.entries:
+        severity = f" [{SEVERITY_LABEL.get(entry.severity, entry.severity)}]" if entry.severity else ""
+        first, *rest = entry.lines
+        lines.append(f"  {entry.day.isoformat()}  {entry.label}{severity}  {first}")
+        lines += [f"  {'':10}  {'':{len(entry.label) + len(severity)}}  {line}" for line in rest]
+    return "\n".join(lines)
+
+
+def history_text(
+    settings: Settings, *, ingredient: str | None = None, permit_no: str | None = None, applicant: str | None = None
+) -> str:
+    """What `dmf history` prints; a search that finds nothing is a DmfError (one line, exit 1)."""
+    from dmf_watch.core.errors import DmfError
+
+    if not settings.duckdb_path.is_file():
+        raise DmfError(f"no warehouse at {settings.duckdb_path}: run `dmf run` (or `dmf demo` to try).")
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        if not table_exists(con, MARTS, "dmf_registration_history"):
+            raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
+        keys = find_keys(con, ingredient=ingredient, permit_no=permit_no, applicant=applicant)
+        if not keys:
+            asked = permit_no or ingredient or applicant
+            raise DmfError(
+                f"no registration matches {asked!r}; try part of the name, or `dmf status` "
+                "to see which days are loaded."
+            )
+        blocks = [format_timeline(timeline(con, key)) for key in keys[:MAX_MATCHES]]
+    if len(keys) > MAX_MATCHES:
+        blocks.append(f"외 {len(keys) - MAX_MATCHES}건 — --permit-no 로 좁혀 보세요.")
+    return "\n\n".join(blocks)

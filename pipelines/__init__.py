@@ -1,1 +1,0 @@
-"""The dlt pipelines of DMF Watch: `pipelines/mfds`, the MFDS DMF source and its loader."""

@@ -1,5 +1,0 @@
-import sys
-
-from simulator.cli import main
-
-sys.exit(main())

@@ -38,9 +38,9 @@ HERE = Path(__file__).resolve().parents[1]
 KEY = "bench-key"
 BLOCK = 262144  # DuckDB's default block size
 MIB = 1024 * 1024
-# The top-level packages of a checkout (pyproject's packages.find): forgotten before importing
-# those of --project, so that the loader and dbt project measured are that checkout's.
-PROJECT_PACKAGES = ("dmf", "settings", "pipelines", "simulator", "enrich", "reports", "notify")
+# The top-level package of a checkout (pyproject's packages.find): forgotten before importing
+# that of --project, so that the loader and dbt project measured are that checkout's.
+PROJECT_PACKAGES = ("dmf_watch",)
 
 
 def parse_args() -> argparse.Namespace:

@@ -668,10 +668,9 @@ def _registrations(con: duckdb.DuckDBPyConnection) -> None:
     con.executemany(f"insert into marts.dmf_registrations {_values(REGISTRATION_COLUMNS)}", rows)
 
 
-def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
-    con.execute(ENRICHMENT_DDL)
-    rich_keys = [e["dmf_key"] for e in b.events if e["as_of_date"] == RICH_DAY][:7]
-    runs = [
+def _enrichment_runs() -> list[tuple]:
+    """The AI runs: a failed then a successful rich day, a skipped quiet day, a failed last day, a weekly."""
+    return [
         (
             "run-rich-1",
             RICH_DAY,
@@ -732,14 +731,17 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
             _ts(WEEKLY_DAY, 1, 10),
         ),
     ]
-    con.executemany("insert into enrichment.enrichment_run values (?,?,?,?,?,?,?,?,?,?,?,?)", runs)
-    items = [
-        ("run-rich-2", RICH_DAY, "event_comment", rich_keys[0], "HIGH", MINUS_COMMENT, None, 1, _ts(RICH_DAY, 0, 50)),
+
+
+def _enrichment_items(keys: list[str]) -> list[tuple]:
+    """Event comments (one superseded by a later run) and a signal hypothesis of the rich day."""
+    return [
+        ("run-rich-2", RICH_DAY, "event_comment", keys[0], "HIGH", MINUS_COMMENT, None, 1, _ts(RICH_DAY, 0, 50)),
         (
             "run-rich-1",
             RICH_DAY,
             "event_comment",
-            rich_keys[2],
+            keys[2],
             "HIGH",
             "이전 실행의 코멘트",
             None,
@@ -750,7 +752,7 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
             "run-rich-2",
             RICH_DAY,
             "event_comment",
-            rich_keys[2],
+            keys[2],
             "HIGH",
             "제조소와 제조국이 함께 바뀌었습니다: 변경 허가 대상인지 확인하세요.",
             None,
@@ -769,8 +771,11 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
             _ts(RICH_DAY, 0, 50),
         ),
     ]
-    con.executemany("insert into enrichment.enrichment values (?,?,?,?,?,?,?,?,?)", items)
-    calls = [
+
+
+def _agy_calls() -> list[tuple]:
+    """The audit rows of the agy calls: a timeout, a success, a login error."""
+    return [
         (
             "call-1",
             "run-rich-1",
@@ -841,8 +846,11 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
             "login required",
         ),
     ]
-    con.executemany("insert into enrichment.agy_calls values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", calls)
-    proposals = [
+
+
+def _alias_proposals() -> list[tuple]:
+    """Alias proposals: two pending (one older), one accepted."""
+    return [
         (
             "p-old",
             RICH_DAY - timedelta(days=10),
@@ -892,7 +900,15 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
             "ok",
         ),
     ]
-    con.executemany("insert into enrichment.proposals values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", proposals)
+
+
+def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
+    con.execute(ENRICHMENT_DDL)
+    rich_keys = [e["dmf_key"] for e in b.events if e["as_of_date"] == RICH_DAY][:7]
+    con.executemany("insert into enrichment.enrichment_run values (?,?,?,?,?,?,?,?,?,?,?,?)", _enrichment_runs())
+    con.executemany("insert into enrichment.enrichment values (?,?,?,?,?,?,?,?,?)", _enrichment_items(rich_keys))
+    con.executemany("insert into enrichment.agy_calls values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", _agy_calls())
+    con.executemany("insert into enrichment.proposals values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", _alias_proposals())
 
 
 def build_reporting_models(con: duckdb.DuckDBPyConnection, schema: str = "marts") -> list[str]:

@@ -1,4 +1,4 @@
-"""The README's analyst steps, run verbatim on a copy of the project whose warehouse sits where
+"""The analysts guide's steps (docs/analysts.md), run verbatim on a copy of the project whose warehouse sits where
 `dmf demo` puts it (data/demo/dmf.duckdb), built by the real pipeline: the check command shows
 every row, a seed edit is one command away from its effect, and malformed edits fail with one
 line naming the file, the line, the value and what is allowed."""
@@ -21,11 +21,11 @@ from test_report_actions import DAY_1, DAY_2, settings_in, two_days
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
 PROJECT = Path(__file__).resolve().parents[1]
-README = PROJECT / "README.md"
+ANALYSTS_GUIDE = PROJECT / "docs" / "analysts.md"
 
 
 def analyst_block() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = ANALYSTS_GUIDE.read_text(encoding="utf-8")
     start = text.index("To change a rule and see its effect")
     return re.search(r"```\n(.*?)```", text[start:], re.S).group(1)
 
@@ -93,7 +93,7 @@ def shown_rows(stdout: str) -> list[tuple]:
     return rows
 
 
-def test_the_readme_analyst_steps_run_verbatim_and_show_every_row(project):
+def test_the_guide_analyst_steps_run_verbatim_and_show_every_row(project):
     result = run_block(project)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "seeds: every file matches" in result.stdout

@@ -1,7 +1,7 @@
 """Imports run the way data flows: the stages of `dmf_watch` import only `core` and the stages
 before them, only `commands` (the `dmf` command) imports them all, and no two stages import
 each other.
-The README's layout drawing names exactly the packages the tree holds."""
+The layout drawing of docs/architecture.md names exactly the packages the tree holds."""
 
 from __future__ import annotations
 
@@ -82,9 +82,9 @@ def test_each_package_imports_only_what_comes_before_it_in_the_data_flow(package
     )
 
 
-def test_the_readme_layout_drawing_names_every_package_and_folder_of_the_tree() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    drawing = readme.split("## How it works — the layout follows the data", 1)[1].split("```")[1]
+def test_the_architecture_drawing_names_every_package_and_folder_of_the_tree() -> None:
+    guide = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = guide.split("```")[1]
     drawn = {match.split("/")[0] for match in re.findall(r"^([a-z_]+/(?:[a-z_]+/)*)", drawing, re.MULTILINE)}
     drawn_stages = set(re.findall(r"^  ([a-z_]+)/", drawing, re.MULTILINE))
     stages = {path.parent.name for path in (ROOT / PACKAGE).glob("*/__init__.py")}

@@ -26,10 +26,11 @@ TEXT_SUFFIXES = {".py", ".toml", ".yml", ".yaml", ".sql", ".csv", ".md", ".examp
 
 
 def _files_containing(pattern: str, *, tests: bool = True) -> set[str]:
-    """Repository files (relative paths) whose text matches `pattern`, README included; with
+    """Repository files (relative paths) whose text matches `pattern`, README and docs included; with
     tests=False, test files are left out (a test may state the value it expects)."""
     found = set()
     paths = [PROJECT_DIR / "README.md", PROJECT_DIR / "pyproject.toml", PROJECT_DIR / "dbt_project.yml"]
+    paths += sorted((PROJECT_DIR / "docs").glob("*.md"))
     for folder in SOURCE_DIRS if tests else [d for d in SOURCE_DIRS if d != "tests"]:
         paths += [p for p in (PROJECT_DIR / folder).rglob("*") if p.suffix in TEXT_SUFFIXES]
     for path in paths:
@@ -39,10 +40,13 @@ def _files_containing(pattern: str, *, tests: bool = True) -> set[str]:
 
 
 def test_the_api_base_url_is_defined_once_and_the_readme_states_that_value():
-    assert _files_containing(re.escape(MFDS_SERVICE_PATH), tests=False) == {"dmf_watch/core/config.py", "README.md"}
+    assert _files_containing(re.escape(MFDS_SERVICE_PATH), tests=False) == {
+        "dmf_watch/core/config.py",
+        "docs/operations.md",
+    }
     readme_row = next(
         line
-        for line in (PROJECT_DIR / "README.md").read_text(encoding="utf-8").splitlines()
+        for line in (PROJECT_DIR / "docs" / "operations.md").read_text(encoding="utf-8").splitlines()
         if line.startswith("| `MFDS_API_BASE_URL` |")
     )
     assert f"`{DEFAULT_API_BASE_URL}`" in readme_row

@@ -88,6 +88,6 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
     print(f"Reports:   {settings.reports_dir}")
     print(
         f"Messages:  {outbox}  (the mail HTML, chat text and webhook JSON each day would have sent;"
-        ' set DMF_NOTIFY_URLS for real delivery, see README "Delivery")'
+        " set DMF_NOTIFY_URLS for real delivery, see docs/delivery.md)"
     )
     return worst

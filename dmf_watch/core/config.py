@@ -20,7 +20,7 @@ from dmf_watch.core.errors import ConfigError
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SEOUL = ZoneInfo("Asia/Seoul")
 # The MFDS DMF API, written once: the loader's default, the dlt source's and the simulator's
-# paths are built from these (README's configuration table states the default; a test checks it).
+# paths are built from these (docs/operations.md's configuration table states the default; a test checks it).
 MFDS_SERVICE_PATH = "/1471000/MdcDmfInfoService01"
 MFDS_OPERATION_PATH = "/getMdcDmfList01"
 DEFAULT_API_BASE_URL = "https://apis.data.go.kr" + MFDS_SERVICE_PATH

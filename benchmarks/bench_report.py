@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from dmf_watch.core.config import load_settings  # noqa: E402
 from dmf_watch.reports.daily_report import render_daily  # noqa: E402
-from test_report_fixture import RICH_DAY, build_warehouse  # noqa: E402
+from support.report_warehouse import RICH_DAY, build_warehouse  # noqa: E402
 
 
 def main() -> None:

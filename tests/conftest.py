@@ -7,12 +7,12 @@ is a DuckDB file in the test's tmp dir, and dlt's working dir lives in that tmp 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
+import socket
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 
+import httpx
 import pytest
 
 # The packages come from the editable install (README: `pip install -e '.[test]'`), never from
@@ -21,19 +21,8 @@ from dmf_watch.commands import build as build_module
 from dmf_watch.core.config import Settings, load_settings
 from dmf_watch.pipelines.mfds.settings import RetryPolicy
 from dmf_watch.simulator.faults import Faults
-from dmf_watch.simulator.registry import DEFAULT_SEED, SyntheticRegistry
-from dmf_watch.simulator.server import SimulatorServer, StaticSource
-
-# A distinctive fake key: if any byte of it shows up in a file or a log, a test says so.
-SERVICE_KEY = "SECRET-KEY-9f3b1c7e+Zq/Wx=="
-START_DATE = date(2026, 11, 29)
-REAL_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "mfds_real"
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
+from dmf_watch.simulator.server import SimulatorServer
+from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
 
 SERVER_FIXTURES = frozenset({"start_simulator", "simulator", "sim_settings"})
 
@@ -91,15 +80,6 @@ def real_data_dir() -> Path:
 def real_sample(real_data_dir: Path) -> list[dict]:
     """The 367 real records of the 2026-10-08 dump, exactly as the API sent them."""
     return read_jsonl(real_data_dir / "sample_2026-10-08.jsonl")
-
-
-@functools.lru_cache(maxsize=8)
-def small_registry(size: int, start_date: date = START_DATE):
-    """A registry of `size` records for fast tests (1,200 records = 3 pages of 500).
-
-    Shared between tests (building one takes most of a second); the server only reads it.
-    """
-    return SyntheticRegistry(seed=DEFAULT_SEED, size=size, start_date=start_date)
 
 
 @pytest.fixture
@@ -166,8 +146,32 @@ def sim_settings(tmp_settings: Settings, simulator: SimulatorServer) -> Settings
     return dataclasses.replace(tmp_settings, api_base_url=simulator.base_url)
 
 
-def pointed_at(settings: Settings, server: SimulatorServer) -> Settings:
-    return dataclasses.replace(settings, api_base_url=server.base_url)
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("MFDS_API_BASE_URL", "MFDS_API_ALLOWED_HOSTS", "DMF_LOCK_WAIT_S", "DMF_AI_DISABLED"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DMF_DUCKDB_PATH", str(tmp_path / "data" / "dmf.duckdb"))
+    monkeypatch.setenv("DMF_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("DMF_REPORTS_DIR", str(tmp_path / "reports"))
+    monkeypatch.setenv("MFDS_SERVICE_KEY", SERVICE_KEY)
+    return tmp_path
 
 
-__all__ = ["SERVICE_KEY", "START_DATE", "StaticSource", "pointed_at", "read_jsonl", "small_registry"]
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every attempt to connect or to build an HTTP client is recorded and refused."""
+    attempts: list[str] = []
+
+    def refuse(what: str):
+        def _refuse(*args, **kwargs):
+            attempts.append(f"{what}{args[1:2] or args[:1]}")
+            raise OSError(f"test forbids {what}")
+
+        return _refuse
+
+    monkeypatch.setattr(socket.socket, "connect", refuse("connect"))
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse("connect_ex"))
+    monkeypatch.setattr(socket, "create_connection", refuse("create_connection"))
+    monkeypatch.setattr(socket, "getaddrinfo", refuse("getaddrinfo"))
+    monkeypatch.setattr(httpx.Client, "__init__", refuse("httpx.Client"))
+    return attempts

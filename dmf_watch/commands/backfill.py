@@ -15,7 +15,7 @@ their counts before → after (dmf.decisions computes them, as for accept-load).
 One build judges every imported day: the gates judge every load of the sequence, and the
 gate hook records one rejection per build (the earliest) while dmf.build builds again
 until no gate fires, so each day is compared with the loads really accepted before it, as
-day-by-day runs would (tests/test_backfill.py proves the events equal).
+day-by-day runs would (tests/load/test_backfill.py proves the events equal).
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from typing import Any
 import duckdb
 
 from dmf_watch.core.config import PROJECT_DIR, Settings
-from mart_contracts import create_mart_tables
-from model_sql import build_day_decisions
+from support.mart_contracts import create_mart_tables
+from support.model_sql import build_day_decisions
 
 FAKE_AGY = Path(__file__).resolve().parent / "agy"
 REAL_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "mfds_real"

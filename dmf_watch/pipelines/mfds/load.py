@@ -437,7 +437,7 @@ def write_load(
         source.resources[RUNS_TABLE].add_map(lambda row: {**row, "attempt_seq": attempt_seq})
         # jsonl: DuckDB bulk-reads it against the declared columns, ~5x faster and ~3x leaner
         # than dlt's default INSERT statements for this destination; values arrive unchanged
-        # (tests/test_load_replay.py compares every field with the real dump).
+        # (tests/load/test_load_replay.py compares every field with the real dump).
         pipeline.run(source, loader_file_format="jsonl")
         _ensure_items_table(settings, pipeline)
     except PipelineStepFailed as exc:

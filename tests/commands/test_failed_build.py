@@ -1,0 +1,148 @@
+"""A failed build publishes nothing: the tests that block sit upstream of the marts, so the marts
+keep their last good rows; each build's outcome is recorded, and `dmf report` (and `dmf run`)
+refuse while the latest build failed. Real runs on replayed real records."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from dmf_watch.commands.build import build
+from dmf_watch.core.errors import DmfError
+from support.mfds import SERVICE_KEY, read_jsonl
+from support.scenarios import DaysSource, query, run_days
+
+pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+
+PROJECT = Path(__file__).resolve().parents[2]
+DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 10, 8), date(2026, 10, 9)
+
+
+def dmf(settings, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MFDS_", "DMF_"))}
+    env.update(
+        DMF_DUCKDB_PATH=str(settings.duckdb_path),
+        DMF_STATE_DIR=str(settings.state_dir),
+        DMF_REPORTS_DIR=str(settings.reports_dir),
+        DMF_AI_DISABLED="1",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def null_severity_rows(settings) -> dict[str, int]:
+    """Rows with a NULL severity in every table of the marts schema that has that column."""
+    tables = query(
+        settings,
+        "select table_name from information_schema.columns where table_schema = 'marts' and column_name = 'severity'",
+    )
+    return {
+        name: n
+        for (name,) in tables
+        for ((n,),) in [query(settings, f"select count(*) from marts.{name} where severity is null")]
+        if n
+    }
+
+
+@pytest.fixture
+def header_only_rules(real_data_dir, tmp_path):
+    """Two replayed real days built by the real project, then a project copy whose
+    severity_rules.csv keeps only its header."""
+    from dmf_watch.core.config import load_settings
+
+    settings = load_settings({}).with_paths(
+        duckdb_path=tmp_path / "dmf.duckdb",
+        reports_dir=tmp_path / "reports",
+        state_dir=tmp_path / "state",
+    )
+    settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
+    tail_a = [r for r in read_jsonl(real_data_dir / "tail_A_2026-09-23.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
+    tail_b = [r for r in read_jsonl(real_data_dir / "tail_B_2026-10-08.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
+    days = {DAY_1: tail_a, DAY_2: tail_b, DAY_3: tail_b}
+    run_days(settings, DaysSource(days), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
+
+    project = tmp_path / "project"
+    shutil.copytree(
+        PROJECT,
+        project,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "target",
+            "logs",
+            "data",
+            "state",
+            "reports",
+            "tests",
+            "__pycache__",
+            "*.egg-info",
+        ),
+    )
+    shutil.copytree(PROJECT / "tests" / "dbt", project / "tests" / "dbt")
+    rules = project / "seeds" / "severity_rules.csv"
+    rules.write_text(rules.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    return settings, dataclasses.replace(settings, project_dir=project), DaysSource(days)
+
+
+@pytest.mark.fault("a severity rules file with only its header")
+def test_a_header_only_rules_file_fails_the_build_and_leaves_no_null_severity_in_any_mart(header_only_rules):
+    """Build fails, no NULL severity in any marts table; the last good rows stay."""
+    good, broken, _ = header_only_rules
+    published = query(good, "select count(*) from marts.dmf_event_field_changes")[0][0]
+    assert published > 0 and null_severity_rows(good) == {}
+
+    outcome = build(broken)
+
+    assert not outcome.success and not outcome.gate_fired
+    assert any(f.startswith("assert_every_field_change_has_a_severity") for f in outcome.failures), outcome.failures
+    assert null_severity_rows(good) == {}
+    assert query(good, "select count(*) from marts.dmf_event_field_changes")[0][0] == published  # last good rows kept
+    success, gate_fired, failures = query(
+        good, "select success, gate_fired, failures from mfds_raw.build_runs order by finished_at desc limit 1"
+    )[0]
+    assert (success, gate_fired) == (False, False) and "assert_every_field_change_has_a_severity" in failures
+
+
+@pytest.mark.fault("a severity rules file with only its header")
+def test_after_a_failed_build_report_refuses_in_one_line_and_run_renders_nothing(header_only_rules):
+    good, broken, source = header_only_rules
+    reports_before = sorted(p.name for p in good.reports_dir.iterdir())
+    assert not build(broken).success
+
+    report = dmf(good, "report", "--as-of", str(DAY_2))
+
+    assert report.returncode == 1
+    assert report.stderr.startswith("dmf: the last build failed at ") and report.stderr.strip().count("\n") == 0
+    assert "assert_every_field_change_has_a_severity" in report.stderr and "run `dmf build`" in report.stderr
+    with pytest.raises(DmfError) as failed:
+        run_days(broken, source, [(DAY_3, None)], SERVICE_KEY)
+    assert failed.value.exit_code == 1
+    assert sorted(p.name for p in good.reports_dir.iterdir()) == reports_before
+
+    assert build(good).success  # the rules restored: reports render again
+    assert dmf(good, "report", "--as-of", str(DAY_2)).returncode == 0
+
+
+def test_report_on_an_unbuilt_warehouse_says_to_build_first(tmp_settings):
+    missing = dmf(tmp_settings, "report", "--as-of", str(DAY_2))
+    assert missing.returncode == 1 and "run `dmf build` first" in missing.stderr
+    tmp_settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)  # the lock file may have made it
+    import duckdb
+
+    duckdb.connect(str(tmp_settings.duckdb_path)).close()
+    empty = dmf(tmp_settings, "report", "--as-of", str(DAY_2))
+    assert empty.returncode == 1 and "has not been built; run `dmf build` first" in empty.stderr
+    assert empty.stderr.strip().count("\n") == 0

@@ -1,0 +1,106 @@
+"""Nothing false from a list that moved while it was paged, or whose items drifted below the
+gates: real `dmf run` days over the simulator, each published day held against its truth.
+
+Before: a record withdrawn (or edited and moved to the end) between two pages, a last page
+repeating page 1's records, a key dropped from every 7th item, a list sent as a JSON array,
+dates with a time part or a record with every field empty were all "complete" and published
+false WITHDRAWN, NEW and CHANGED events with exit 0."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, timedelta
+
+import openpyxl
+import pytest
+
+from dmf_watch.commands.ground_truth import compare_day
+from dmf_watch.reports.daily_report import report_path
+from dmf_watch.simulator.registry import SyntheticRegistry
+from support.mfds import SERVICE_KEY
+from support.scenarios import query, run_days
+
+pytestmark = pytest.mark.e2e  # whole days through dbt: the slow tier
+
+START = date(2026, 11, 9)
+DAYS = [START + timedelta(days=n) for n in range(6)]
+
+
+def _replay(tmp_settings, seed: int, faults: list[str | None]):
+    settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
+    registry = SyntheticRegistry(seed=seed, size=1200, start_date=START)
+    outcomes = run_days(settings, registry, list(zip(DAYS, faults, strict=False)), SERVICE_KEY)
+    comparisons = [compare_day(settings.duckdb_path, registry, day) for day in DAYS[: len(faults)]]
+    return settings, outcomes, comparisons
+
+
+def _reasons(settings) -> dict[date, str]:
+    rows = query(settings, "select as_of_date, reason from marts.dmf_day_decisions where verdict = 'rejected'")
+    return dict(rows)
+
+
+def _events(settings, day: date) -> int:
+    return query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [day])[0][0]
+
+
+@pytest.mark.fault("a list that moved while it was paged")
+def test_a_list_that_moved_while_paged_publishes_nothing_false(tmp_settings):
+    """moved once: read again and published true; moving on every pass, or repeating page 1 on
+    its last page: rejected in one line, 0 events; every published day matches the truth"""
+    settings, outcomes, comparisons = _replay(
+        tmp_settings,
+        seed=41,
+        faults=[None, "list_moves:withdraw", "list_moves:to_end@times=3", "repeat_first:5", None],
+    )
+
+    assert [o.exit_code for o in outcomes] == [0, 0, 2, 2, 0]
+    for comparison in comparisons:  # false events 0 and missed events 0, rejected days included
+        assert comparison.matches, (comparison.as_of, comparison.missing, comparison.extra)
+    assert query(settings, "select attempts from marts.dmf_loads where as_of_date = ?", [DAYS[1]]) == [(3,)]
+    reasons = _reasons(settings)
+    assert "the list changed while it was read: " in reasons[DAYS[2]] and "(3 passes)" in reasons[DAYS[2]]
+    ((total,),) = query(settings, "select total_count from marts.dmf_loads where as_of_date = ?", [DAYS[3]])
+    assert (
+        f"reported {total:,} records but listed {total - 5:,} distinct ones: 5 record(s) came back twice"
+        in (reasons[DAYS[3]])
+    )
+    assert _events(settings, DAYS[2]) == _events(settings, DAYS[3]) == 0
+    # the next honest morning is compared with the last accepted day and publishes its truth
+    assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[4]]) == [
+        (DAYS[1],)
+    ]
+    assert _events(settings, DAYS[4]) > 0
+
+
+@pytest.mark.fault("items that drift below the gates (a missing key, an array, a date with a time, an empty record)")
+def test_items_that_drift_below_the_gates_are_rejected_naming_the_field(tmp_settings):
+    """each drift: exit 2, one line naming the field, the shape and how many items, 0 events;
+    the next honest morning matches the truth"""
+    settings, outcomes, comparisons = _replay(
+        tmp_settings,
+        seed=43,
+        faults=[
+            None,
+            "item_shape:missing_key",
+            "item_shape:array",
+            "item_shape:datetime",
+            "item_shape:empty_record",
+            None,
+        ],
+    )
+
+    assert [o.exit_code for o in outcomes] == [0, 2, 2, 2, 2, 0]
+    for comparison in comparisons:
+        assert comparison.matches, (comparison.as_of, comparison.missing, comparison.extra)
+    reasons = _reasons(settings)
+    assert "MNFCTR_NAME key missing in 172 of 1,2" in reasons[DAYS[1]]
+    assert "MANUF_COUNTRY_CODE_NM sent as a JSON array in " in reasons[DAYS[2]]
+    assert "DMF_PERMIT_DATE as 9999-99-99 99:99:99.9 in " in reasons[DAYS[3]]
+    assert "a record with every field empty in 1 of " in reasons[DAYS[4]]
+    for day in DAYS[1:5]:
+        assert _events(settings, day) == 0
+        assert "\n" not in reasons[day]
+    summary = openpyxl.load_workbook(report_path(settings.reports_dir, DAYS[1]))["요약"]
+    cells = [str(cell) for row in summary.iter_rows(values_only=True) for cell in row if cell]
+    assert any(cell.startswith("MNFCTR_NAME 키 없음 172건") for cell in cells), cells
+    assert _events(settings, DAYS[5]) > 0

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from dmf_watch.pipelines.mfds.load import load_day
+from dmf_watch.simulator.server import StaticSource
 from support.mfds import SERVICE_KEY, START_DATE, pointed_at
 
 
@@ -210,8 +211,6 @@ def test_every_tolerated_items_shape_is_accepted(tmp_settings, start_simulator, 
 
 
 def test_empty_registry_is_a_complete_load_of_zero_records(tmp_settings, start_simulator, fast_policy):
-    from support.mfds import StaticSource
-
     server = start_simulator(StaticSource([]), faults="items_shape:empty_string")
     outcome = _load(tmp_settings, server, fast_policy)
     assert outcome.fetch_status == "complete"  # the zero_records gate in dbt rejects it

@@ -2,7 +2,7 @@
     ingredients, its base name (salt, hydrate, micronized and isomer words removed, as listed in
     the seed ingredient_salt_words), plus the approved aliases that stand for it. An ingredient
     term written in Latin script also gets its salt word ids and phonetic skeletons, for the
-    transliteration stage (macro watch_term_latin_keys). -#}
+    transliteration stage (model int_watch_terms_latin_keyed). -#}
 
 with
 
@@ -50,16 +50,9 @@ with_base as (
 
 ),
 
-watched_ingredients as (
-
-    select * from with_base
-    where term_kind = 'ingredient' and term_source = 'term'
-
-),
-
 latin_keys as (
 
-    {{ watch_term_latin_keys('watched_ingredients') }}
+    select * from {{ ref('int_watch_terms_latin_keyed') }}
 
 ),
 

@@ -41,7 +41,7 @@ from dmf_watch.core.warehouse import RAW_DATASET, table_exists
 log = logging.getLogger(__name__)
 
 GATE_TEST = "assert_no_integrity_gate_fired"
-TESTED_LOADS_ENV = "DMF_TESTED_LOADS"  # read by macros/data_test_scope.sql
+TESTED_LOADS_VARIABLE = "DMF_TESTED_LOADS"  # read by macros/data_test_scope.sql
 BUILD_RUNS_TABLE = "build_runs"
 # Models that read only seeds and no var: the same seed files, macros and SQL give the same
 # table, so the morning build leaves them out with the seeds (a test holds this list to dbt's graph).
@@ -116,12 +116,9 @@ def invoke_dbt(
     with _environment(
         dict(env or {}, DMF_DUCKDB_PATH=str(settings.duckdb_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     ):
-        try:
-            from dbt.cli.main import dbtRunner
+        from dbt.cli.main import dbtRunner
 
-            done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
-        finally:
-            _close_dbt_warehouse()
+        done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
     if isinstance(done.exception, KeyboardInterrupt):
         raise done.exception  # dbt cancelled its statements on it (settings.interrupts); the run stops here
     if done.exception is not None:
@@ -157,18 +154,6 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-def _close_dbt_warehouse() -> None:
-    """Lets go of the DuckDB database dbt-duckdb keeps open between commands of one process.
-
-    Left open, it holds the file's write lock, and DuckDB refuses any other connection of this
-    process with another configuration (a read-only one) to the same file. dbt-duckdb's
-    close_all_connections drops its environment; the database closes with its last reference.
-    """
-    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-
-    DuckDBConnectionManager.close_all_connections()
 
 
 def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
@@ -422,7 +407,7 @@ def _build(
         *(("--no-write-json",) if morning else ()),
     )
     # An environment variable, not --vars: dbt parses the whole project again when its vars change.
-    scope = {} if tested_loads is None else {TESTED_LOADS_ENV: json.dumps(tested_loads)}
+    scope = {} if tested_loads is None else {TESTED_LOADS_VARIABLE: json.dumps(tested_loads)}
     results_path = settings.state_dir / "dbt" / "target" / "run_results.json"
 
     def build_once() -> BuildOutcome:

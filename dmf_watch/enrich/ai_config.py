@@ -21,7 +21,7 @@ from dmf_watch.core.config import Settings
 
 CONFIG_FILE = Path(__file__).resolve().parent / "agy.toml"
 LOCAL_OVERRIDE_NAME = "agy.toml"
-DISABLE_ENV = "DMF_AI_DISABLED"
+DISABLE_VARIABLE = "DMF_AI_DISABLED"
 
 DEFAULT_ERROR_PATTERNS: dict[str, tuple[str, ...]] = {
     "quota": (
@@ -146,7 +146,7 @@ def load_ai_config(settings: Settings | None = None, env: Mapping[str, str] | No
                 cfg = _merge(cfg, section, cfg.source + " + " + str(local))
         if settings.agy_binary:
             cfg = replace(cfg, binary=settings.agy_binary)
-    flag = str(env.get(DISABLE_ENV, "")).strip().lower()
+    flag = str(env.get(DISABLE_VARIABLE, "")).strip().lower()
     if flag in ("1", "true", "yes", "on"):
         cfg = replace(cfg, enabled=False, disabled_by_env=True)
     return cfg

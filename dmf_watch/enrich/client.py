@@ -36,7 +36,7 @@ from dmf_watch.enrich.render import RenderedPrompt, sha256_text
 _CREATE_NO_WINDOW = 0x08000000
 FORBIDDEN_FLAGS = frozenset({"--dangerously-skip-permissions", "--continue", "--conversation", "--add-dir", "--mode"})
 #: Environment variables never handed to agy (the MFDS key and anything that looks secret).
-_SECRET_ENV = re.compile(r"SERVICE_KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|_TOKEN$", re.IGNORECASE)
+_SECRET_VARIABLE = re.compile(r"SERVICE_KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|_TOKEN$", re.IGNORECASE)
 
 
 class ErrorKind(str, Enum):
@@ -167,7 +167,7 @@ def build_args(
 
 def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The parent's environment minus secrets, with agy's auto-update switched off."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if not _SECRET_ENV.search(k)}
+    env = {k: v for k, v in (os.environ if base is None else base).items() if not _SECRET_VARIABLE.search(k)}
     env["AGY_CLI_DISABLE_AUTO_UPDATE"] = "true"
     env.setdefault("PYTHONIOENCODING", "utf-8")
     return env

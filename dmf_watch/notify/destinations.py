@@ -22,7 +22,7 @@ log = logging.getLogger("dmf.notify")
 
 CONFIG_FILE = Path(__file__).resolve().parent / "notify.toml"
 LOCAL_OVERRIDE_NAME = "notify.toml"
-URLS_ENV = "DMF_NOTIFY_URLS"
+URLS_VARIABLE = "DMF_NOTIFY_URLS"
 URL_ENV_PREFIX = "DMF_NOTIFY_URL_"
 SECRETS_SECTION = "notify"
 
@@ -166,8 +166,8 @@ def load_notify_config(
             destinations.append(Destination(name, _route(raw, Route()), url))
         else:
             unconfigured.append(name)
-    for index, url in enumerate((env.get(URLS_ENV) or "").split(), start=1):
-        destinations.append(Destination(f"{URLS_ENV}#{index}", EVERYTHING, url))
+    for index, url in enumerate((env.get(URLS_VARIABLE) or "").split(), start=1):
+        destinations.append(Destination(f"{URLS_VARIABLE}#{index}", EVERYTHING, url))
 
     empty_day = settings.get("empty_day", "line")
     attempts = settings.get("attempts", 3)

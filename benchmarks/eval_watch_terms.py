@@ -1,10 +1,10 @@
 """Precision and recall of the Latin-script watch-term matcher on the real MFDS names.
 
 RA staff keep ingredient lists in English; the registry writes names in Hangul. This runs the
-pipeline's own SQL (the dbt macros `ingredient_name_keys`, `watch_term_latin_keys`,
-`transliteration_match` and `transliteration_similarity`, compiled by dbt against freshly
-seeded translation tables) over the Hangul names of the real sample and tails in
-`../shared/data/mfds_real/`, against the English INN terms of `watch_terms_truth.csv` (which
+pipeline's own SQL (the models `int_ingredient_name_keys` and `int_watch_terms_latin_keyed`,
+run by dbt on freshly seeded translation tables with the names and terms put where those models
+read them, and the macros `transliteration_match` and `transliteration_similarity`) over the
+Hangul names of the real sample and tails in `../shared/data/mfds_real/`, against the English INN terms of `watch_terms_truth.csv` (which
 says, for each term, which of those names it should match). It prints precision and recall of
 the rule-based matcher, the same for the 8 candidates the AI would be offered (is the right
 name among them?), and every miss.
@@ -33,15 +33,14 @@ CANDIDATES = 8
 SPLIT = "\n-- next statement --\n"
 
 MATCH_SQL = """
-with names as ({{ ingredient_name_keys('watch_eval.names') }}),
-terms as ({{ watch_term_latin_keys('watch_eval.terms') }})
+with names as (select * from {{ ref('int_ingredient_name_keys') }}),
+terms as (select * from {{ ref('int_watch_terms_latin_keyed') }})
 select terms.watch_term, names.ingredient_name_key
 from terms inner join names on {{ transliteration_match('names', 'terms') }}
 """
-
 RANK_SQL = """
-with names as ({{ ingredient_name_keys('watch_eval.names') }}),
-terms as ({{ watch_term_latin_keys('watch_eval.terms') }}),
+with names as (select * from {{ ref('int_ingredient_name_keys') }}),
+terms as (select * from {{ ref('int_watch_terms_latin_keyed') }}),
 scored as (
     select terms.watch_term, names.ingredient_name_key,
         {{ transliteration_similarity('names', 'terms') }} as similarity
@@ -85,21 +84,27 @@ def score(truth: dict[str, set[str]], found: dict[str, set[str]]) -> tuple[int, 
 
 
 def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """term -> names the rule-based matcher matches, and term -> the 8 candidates it would offer."""
+    """term -> names the rule-based matcher matches, and term -> the 8 candidates it would offer.
+
+    The names go where int_ingredient_name_keys reads the registry's names (the relation of
+    int_registrations_keyed, its one column it reads) and the terms into the watchlist seed's
+    table; dbt then runs the two key models, and the match and rank SQL read them."""
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings({}).with_paths(
             duckdb_path=Path(tmp) / "eval.duckdb", reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state"
         )
-        seeded = invoke_dbt(settings, "seed", "--select", "ingredient_name_translations hangul_jamo_romanization")
+        seeded = invoke_dbt(
+            settings, "seed", "--select", "ingredient_name_translations hangul_jamo_romanization watchlist"
+        )
         if seeded.returncode != 0:
             raise SystemExit("dbt seed failed: see the dbt log.")
-        key_sql, match_sql, rank_sql = compile_sql(
+        key_sql, registrations, watchlist = compile_sql(
             settings,
             SPLIT.join(
                 [
                     "select name, {{ comparison_key('name') }} as ingredient_name_key from watch_eval.raw_names",
-                    MATCH_SQL,
-                    RANK_SQL.replace("{n}", str(CANDIDATES)),
+                    "{{ ref('int_registrations_keyed') }}",
+                    "{{ ref('watchlist') }}",
                 ]
             ),
         ).split(SPLIT)
@@ -108,11 +113,20 @@ def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]]
             con.execute("create table watch_eval.raw_names (name varchar)")
             con.executemany("insert into watch_eval.raw_names values (?)", [[n] for n in names])
             con.execute(f"create table watch_eval.names as {key_sql}")
-            con.execute("create table watch_eval.terms (watch_term varchar)")
-            con.executemany("insert into watch_eval.terms values (?)", [[t] for t in terms])
+            con.execute(f"create schema if not exists {registrations.rsplit('.', 1)[0]}")
+            con.execute(f"create table {registrations} as select ingredient_name_key from watch_eval.names")
+            con.execute(f"delete from {watchlist}")
+            con.executemany(f"insert into {watchlist} (term_kind, term) values ('ingredient', ?)", [[t] for t in terms])
             by_key: dict[str, set[str]] = {}
             for name, key in con.execute("select name, ingredient_name_key from watch_eval.names").fetchall():
                 by_key.setdefault(key, set()).add(name)
+        keyed = invoke_dbt(settings, "run", "--select", "int_ingredient_name_keys int_watch_terms_latin_keyed")
+        if keyed.returncode != 0:
+            raise SystemExit(f"dbt run of the key models failed: {keyed.output.strip().splitlines()[-1:]}")
+        match_sql, rank_sql = compile_sql(
+            settings, SPLIT.join([MATCH_SQL, RANK_SQL.replace("{n}", str(CANDIDATES))])
+        ).split(SPLIT)
+        with duckdb.connect(str(settings.duckdb_path)) as con:
             matched: dict[str, set[str]] = {}
             for term, key in con.execute(match_sql).fetchall():
                 matched.setdefault(term, set()).update(by_key.get(key, set()))

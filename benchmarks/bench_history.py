@@ -151,7 +151,7 @@ def main() -> None:
     checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c.strip() and 0 < int(c) <= args.days})
     pre_builds = {c - 1 for c in checkpoints if c > 1} - set(checkpoints)
     registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
-    loader = Path(importlib.import_module("pipelines").__file__ or "").parent
+    loader = Path(importlib.import_module("dmf_watch.pipelines").__file__ or "").parent
     print(
         f"project {project} (loader {loader}); {args.days} days of {args.size:,} records; checkpoints {checkpoints}"
         + (" (load only)" if args.load_only else "")

@@ -419,11 +419,20 @@ def test_the_seed_only_models_are_the_models_that_read_only_seeds_and_no_var(rep
     parsed = invoke_dbt(replayed, "parse")
     assert parsed.returncode == 0, parsed.output[-2000:]
     models = {node.name: node for node in parsed.result.nodes.values() if node.resource_type == "model"}
-    reads_only_seeds = {
-        name
-        for name, node in models.items()
-        if node.depends_on.nodes and all(parent.startswith("seed.") for parent in node.depends_on.nodes)
-    }
+    reads_only_seeds: set[str] = set()  # seeds, or models that read only seeds, all the way up
+    while True:
+        found = {
+            name
+            for name, node in models.items()
+            if node.depends_on.nodes
+            and all(
+                parent.startswith("seed.") or parent.split(".")[-1] in reads_only_seeds
+                for parent in node.depends_on.nodes
+            )
+        }
+        if found == reads_only_seeds:
+            break
+        reads_only_seeds = found
     macros = parsed.result.macros
 
     def macro_sql(unique_ids: list[str]) -> Iterator[str]:

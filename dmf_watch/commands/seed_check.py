@@ -40,7 +40,14 @@ def seed_rules(seeds_yml: Path) -> dict[str, dict]:
         columns = {}
         for column in seed.get("columns", []):
             tests = column.get("data_tests") or column.get("tests") or []
-            rule: dict = {"not_null": False, "unique": False, "values": None, "trimmed": False, "relationship": None}
+            rule: dict = {
+                "not_null": False,
+                "unique": False,
+                "values": None,
+                "trimmed": False,
+                "relationship": None,
+                "optional": bool((column.get("meta") or {}).get("optional")),
+            }
             for test in tests:
                 if test == "not_null":
                     rule["not_null"] = True
@@ -102,10 +109,10 @@ def check_seed(
         reader = csv.reader(handle)
         header = next(reader, None)
         expected = list(rules["types"]) or list(rules["columns"])
-        if header != expected:
-            return [
-                SeedProblem(shown, 1, f"the header is {','.join(header or [])!r}; it must be {','.join(expected)!r}")
-            ]
+        required = [name for name in expected if not rules["columns"].get(name, {}).get("optional")]
+        if header not in (expected, required):
+            wanted = repr(",".join(expected)) + (f" or {','.join(required)!r}" if required != expected else "")
+            return [SeedProblem(shown, 1, f"the header is {','.join(header or [])!r}; it must be {wanted}")]
         seen: dict[str, dict[str, int]] = {name: {} for name, r in rules["columns"].items() if r["unique"]}
         start = reader.line_num + 1
         for cells in reader:

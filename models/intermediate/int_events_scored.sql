@@ -65,7 +65,9 @@ scored as (
         events.*,
         event_rules.priority as rule_priority,
         rules.severity,
-        {{ severity_rank('rules.severity') }} as severity_rank
+        {{ severity_rank('rules.severity') }} as severity_rank,
+        rules.rationale,
+        rules.rationale_ko
 
     from events
     left join event_rules

@@ -24,7 +24,8 @@ events_watched as (
             or coalesce(previous_watch.on_watchlist, false)
         ) as on_watchlist,
         coalesce(current_watch.watch_terms, previous_watch.watch_terms) as watch_terms,
-        coalesce(current_watch.watch_matches, previous_watch.watch_matches) as watch_matches
+        coalesce(current_watch.watch_matches, previous_watch.watch_matches) as watch_matches,
+        coalesce(current_watch.watch_owners, previous_watch.watch_owners) as watch_owners
 
     from events
     left join watched as current_watch

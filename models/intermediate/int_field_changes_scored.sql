@@ -52,7 +52,9 @@ scored as (
         events.on_watchlist,
         matching_rules.priority as rule_priority,
         rules.severity,
-        {{ severity_rank('rules.severity') }} as severity_rank
+        {{ severity_rank('rules.severity') }} as severity_rank,
+        rules.rationale,
+        rules.rationale_ko
 
     from field_changes
     inner join events

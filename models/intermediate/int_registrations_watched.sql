@@ -1,7 +1,7 @@
 {#- Whether each record that is read (those of the latest load, and those events name) falls
     under the watchlist: its ingredient matched a watched ingredient, its applicant is watched
     by name or BIZRNO, or one of its manufacturers contains a watched manufacturer name. watch_matches says how each term matched (the ingredient
-    match stage, or applicant / manufacturer), so a person can judge a transliteration match. -#}
+    match stage, or applicant / manufacturer), so a person can judge a transliteration match; watch_owners names who owns those terms. -#}
 
 {%- set latest_load = "select load_id from " ~ ref('int_loads_sequenced') ~ " order by load_seq desc limit 1" %}
 
@@ -68,18 +68,32 @@ hits as (
 
 ),
 
+owners as (
+
+    select distinct
+        watch_term,
+        owner
+
+    from terms
+    where owner is not null
+
+),
+
 per_record as (
 
     select
-        record_id,
-        string_agg(distinct watch_term, ', ' order by watch_term) as watch_terms,
+        hits.record_id,
+        string_agg(distinct hits.watch_term, ', ' order by hits.watch_term) as watch_terms,
         string_agg(
-            distinct watch_term || ' (' || match_stage || ')', ', '
-            order by watch_term || ' (' || match_stage || ')'
-        ) as watch_matches
+            distinct hits.watch_term || ' (' || hits.match_stage || ')', ', '
+            order by hits.watch_term || ' (' || hits.match_stage || ')'
+        ) as watch_matches,
+        string_agg(distinct owners.owner, ', ' order by owners.owner) as watch_owners
 
     from hits
-    group by record_id
+    left join owners
+        on hits.watch_term = owners.watch_term
+    group by hits.record_id
 
 )
 
@@ -87,7 +101,8 @@ select
     keyed.record_id,
     per_record.record_id is not null as on_watchlist,
     per_record.watch_terms,
-    per_record.watch_matches
+    per_record.watch_matches,
+    per_record.watch_owners
 
 from keyed
 left join per_record

@@ -1,6 +1,6 @@
 {#- The watchlist as the matcher sees it: each term with its comparison key and, for
     ingredients, its base name (salt, hydrate, micronized and isomer words removed, as listed in
-    the seed ingredient_salt_words), plus the approved aliases that stand for it. An ingredient
+    the seed ingredient_salt_words), plus the approved aliases that stand for it (owned by the owner of that term). An ingredient
     term written in Latin script also gets its salt word ids and phonetic skeletons, for the
     transliteration stage (model int_watch_terms_latin_keyed). -#}
 
@@ -8,7 +8,13 @@ with
 
 watchlist as (
 
-    select * from {{ ref('watchlist') }}
+    -- owner is optional: a watchlist written before it existed keeps working, owned by nobody
+    select
+        term_kind,
+        term,
+        {{ column_or_null(ref('watchlist'), 'owner') }}
+
+    from {{ ref('watchlist') }}
 
 ),
 
@@ -24,7 +30,8 @@ terms as (
         term_kind,
         {{ display_text('term') }} as watch_term,
         {{ comparison_key('term') }} as term_key,
-        'term' as term_source
+        'term' as term_source,
+        {{ display_text('owner') }} as owner
 
     from watchlist
 
@@ -34,9 +41,12 @@ terms as (
         'ingredient' as term_kind,
         {{ display_text('aliases.watch_term') }} as watch_term,
         {{ comparison_key('aliases.alias') }} as term_key,
-        'alias' as term_source
+        'alias' as term_source,
+        {{ display_text('watchlist.owner') }} as owner
 
     from aliases
+    left join watchlist
+        on aliases.watch_term = watchlist.term
 
 ),
 

@@ -28,6 +28,8 @@ published as (
         severity,
         severity_rank,
         rule_priority,
+        rationale,
+        rationale_ko,
         on_watchlist
 
     from field_changes

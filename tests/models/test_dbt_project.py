@@ -359,7 +359,7 @@ def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_o
     assert build(settings, new_loads_only=True).success
     assert _seed_layer_results(settings) == set()
 
-    watchlist.write_text(listed + "ingredient,세파클러,Added by an analyst\n", encoding="utf-8")
+    watchlist.write_text(listed + "ingredient,세파클러,Added by an analyst,\n", encoding="utf-8")
     assert build(settings, new_loads_only=True).success
     assert {"watchlist", "int_watchlist_terms"} <= _seed_layer_results(settings)
     with duckdb.connect(str(warehouse), read_only=True) as con:

@@ -62,7 +62,7 @@ def edit_seeds(project: Path) -> None:
     """An analyst adds a watched ingredient whose names the registry has carried since day 1, and
     approves an alias for the English term (which stops its transliteration match)."""
     with (project / "seeds" / "watchlist.csv").open("a", encoding="utf-8") as seed:
-        seed.write("ingredient,졸피뎀,Added by the test\n")
+        seed.write("ingredient,졸피뎀,Added by the test,\n")
     with (project / "seeds" / "ingredient_aliases.csv").open("a", encoding="utf-8") as seed:
         seed.write("엔잘루타미드,Formoterol Fumarate,tester,2026-12-01,Added by the test\n")
 

@@ -3,6 +3,7 @@ they then derive what dbt derives (which load decides a day, the rpt_ models) wi
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -30,3 +31,9 @@ def build_model(con: duckdb.DuckDBPyConnection, path: Path, schema: str = "marts
 def build_day_decisions(con: duckdb.DuckDBPyConnection, schema: str = "marts") -> None:
     """marts.dmf_day_decisions from the fixture's dmf_loads, by the mart's own SQL."""
     build_model(con, MARTS_DIR / "dmf_day_decisions.sql", schema)
+
+
+def seed_rows(name: str) -> list[dict[str, str]]:
+    """The rows of a committed seed, as an analyst wrote them (what tests compare outputs to)."""
+    with (PROJECT_DIR / "seeds" / f"{name}.csv").open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))

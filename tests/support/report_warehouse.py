@@ -24,7 +24,7 @@ from pathlib import Path
 import duckdb
 
 from support.mart_contracts import create_mart_tables, mart_contracts
-from support.model_sql import REF, build_day_decisions
+from support.model_sql import REF, build_day_decisions, seed_rows
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 REPORTING_MODELS = PROJECT_DIR / "models" / "marts" / "reporting"
@@ -43,6 +43,7 @@ PLUS_PLACE = "+82 충청북도 청주시 흥덕구 오송읍 오송생명2로 18
 AI_HEADLINE = "=긴급 1건: 관심 성분 클로피도그렐 등록 취하"
 MINUS_COMMENT = "-제조소 교체로 변경 허가가 필요할 수 있습니다"
 UTC = UTC
+RULES = {int(rule["priority"]): rule for rule in seed_rows("severity_rules")}
 
 
 @dataclass(frozen=True)
@@ -183,8 +184,12 @@ class _Builder:
                 severity=severity,
                 severity_rank=SEVERITY_RANK[severity],
                 rule_priority=rule_priority,
+                rationale=RULES.get(rule_priority, {}).get("rationale"),
+                rationale_ko=RULES.get(rule_priority, {}).get("rationale_ko", "시험용 규칙의 사유입니다."),
                 on_watchlist=watch is not None,
                 watch_terms=watch,
+                watch_matches=f"{watch} (exact)" if watch else None,
+                watch_owners="김지현" if watch else None,
                 ingredient_name=ingredient,
                 applicant=applicant[0],
                 applicant_bizrno=applicant[1],

@@ -3,7 +3,9 @@
 CRITICAL and HIGH events and every watchlist event of an accepted day, ordered by severity
 (then the severity rule, ingredient and key, so the list is stable), each described from the
 marts alone: a withdrawal says the registration left the list, a change quotes before → after
-per field. Shared by the delivered messages (`dmf_watch/notify/`) and, later, the report.
+per field, and the reason is the winning severity rule's `rationale_ko`. A cosmetic change is
+not an action (it stays on the 변경 sheet and in the counts). Shared by the report and the
+delivered messages (`dmf_watch/notify/`).
 """
 
 from __future__ import annotations
@@ -48,13 +50,18 @@ class Action:
     ingredient_name: str | None
     applicant: str | None
     what: str  # Korean, one line: what happened
+    reason: str  # Korean, the winning severity rule's rationale_ko: why it matters
+    owners: tuple[str, ...] = ()  # owners of the watch terms the registration matched
 
     @property
     def line(self) -> str:
-        """`[긴급·관심] 성분 · 신청인 · 등록번호 — 등록 취하(목록에서 사라짐)`"""
+        """`[긴급·관심] 성분 · 신청인 · 등록번호 — 등록 취하(목록에서 사라짐) (사유: …)`"""
         tag = SEVERITY_LABEL.get(self.severity, self.severity) + ("·관심" if self.on_watchlist else "")
         who = " · ".join(v for v in (self.ingredient_name, self.applicant, self.permit_no or "(등록번호 없음)") if v)
-        return f"[{tag}] {who} — {self.what}"
+        return f"[{tag}] {who} — {self.what} (사유: {self.reason})"
+
+    def owned_by(self, owner: str) -> bool:
+        return owner in self.owners
 
 
 def _short(value: Any) -> str:
@@ -89,6 +96,11 @@ def describe_change(
     return f"{name} {verb}: {_short(before)} → {_short(after)}"
 
 
+def owners_of(watch_owners: str | None) -> tuple[str, ...]:
+    """The owners in a mart's comma-joined `watch_owners`."""
+    return tuple(o.strip() for o in (watch_owners or "").split(",") if o.strip())
+
+
 def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     cur = con.execute(sql, params)
     names = [d[0] for d in cur.description]
@@ -103,9 +115,11 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
     events = _fetch(
         con,
         f"""
-        select dmf_key, permit_no, event_type, severity, on_watchlist, ingredient_name, applicant
+        select dmf_key, permit_no, event_type, severity, on_watchlist, ingredient_name, applicant,
+               rationale_ko, watch_owners
         from {MARTS}.dmf_events
         where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
+            and severity <> 'COSMETIC'
         order by severity_rank, rule_priority, ingredient_name nulls last, dmf_key
     """,
         [as_of],
@@ -150,6 +164,17 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
                 event["ingredient_name"],
                 event["applicant"],
                 what,
+                event["rationale_ko"] or "",
+                owners_of(event["watch_owners"]),
             )
         )
     return out
+
+
+def week_actions(con: duckdb.DuckDBPyConnection, first_day: date, last_day: date) -> list[tuple[date, Action]]:
+    """The action lists of the accepted days from first_day to last_day, day by day."""
+    days = con.execute(
+        f"select as_of_date from {MARTS}.dmf_daily_summary where as_of_date between ? and ? order by 1",
+        [first_day, last_day],
+    ).fetchall()
+    return [(day, action) for (day,) in days for action in day_actions(con, day)]

@@ -22,13 +22,16 @@ from dmf_watch.reports.actions import Action, day_actions, describe_change
 from dmf_watch.reports.drift_block import DRIFT_NO_GATE, drift_record, drift_rows
 from dmf_watch.reports.history import Timeline, timeline
 from dmf_watch.reports.layout import (
+    AGY_STATUS_LABEL,
     ALERT_KIND_LABEL,
     ALERT_LEVEL_LABEL,
     CHANGE_KIND_LABEL,
+    DESTINATION_LABEL,
     EVENT_LABEL,
     FIELD_LABEL,
     MESSAGE_KIND_LABEL,
     OUTCOME_LABEL,
+    SERVICE_LABEL,
     SEVERITY_LABEL,
     SIGNAL_LABEL,
     TERM_KIND_LABEL,
@@ -40,6 +43,7 @@ from dmf_watch.reports.layout import (
     back_link,
     context_text,
     field_list_label,
+    field_names_in_korean,
     label,
     load_reason_ko,
     merged_text,
@@ -47,6 +51,7 @@ from dmf_watch.reports.layout import (
     plain_markdown,
     print_setup,
     text_lines,
+    watch_matches_label,
     workbook,
     write_sheet_title,
     write_table,
@@ -200,6 +205,7 @@ def _with_labels(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row["watch"] = YES_NO.get(bool(row.get("on_watchlist")))
         row["event_label"] = label(EVENT_LABEL, row.get("event_type"))
         row["changed_fields_label"] = field_list_label(row.get("changed_fields"))
+        row["watch_matches_label"] = watch_matches_label(row.get("watch_matches"))
         row["change_kind_label"] = label(CHANGE_KIND_LABEL, row.get("change_kind"))
         row["field_label"] = label(FIELD_LABEL, row.get("field_name"))
         if row.get("field_name"):
@@ -254,7 +260,8 @@ WATCH_COLS = [
     Col("구분", "event_label", "text", 7),
     Col("중요도", "severity", "severity", 11),
     Col("관심 키워드", "watch_terms", "text", 18),
-    Col("일치 방식", "watch_matches", "text", 30),
+    Col("담당", "watch_owners", "text", 10),
+    Col("일치 방식", "watch_matches_label", "text", 30),
     Col("등록번호", "permit_no", "text", 22),
     Col("성분명", "ingredient_name", "text", 24),
     Col("신청인", "applicant", "text", 20),
@@ -386,6 +393,12 @@ SIGNAL_COLS = [
 SAME_CONTEXT = "위와 같음"
 
 
+def _sentence(text: str) -> str:
+    """The text ending with a full stop, so two texts never run together."""
+    text = text.strip()
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def _signal_rows(rows: list[dict]) -> list[dict]:
     """Korean names and texts; a context equal to the row above is shown once ('위와 같음')."""
     out = []
@@ -395,8 +408,16 @@ def _signal_rows(rows: list[dict]) -> list[dict]:
         name, text = SIGNAL_LABEL.get(str(row.get("signal_id")), (row.get("signal_id"), None))
         row["signal_label"] = name
         # The catalog's Korean texts (seed signal_catalog) first; this module's only as a fallback.
-        catalog = " ".join(v for v in (row.get("description_ko"), row.get("what_to_check_ko")) if v)
-        row["description_ko"] = catalog or text or row.get("description")
+        # The catalog says what happened when the signal fires: a quiet one shows it as its
+        # condition, and what to check only when there is something to check.
+        what = row.get("description_ko") or text or row.get("description")
+        if row.get("fired"):
+            row["description_ko"] = " ".join(_sentence(v) for v in (what, row.get("what_to_check_ko")) if v)
+        else:
+            row["description_ko"] = f"발생하지 않음. 발생 조건: {_sentence(what)}" if what else None
+        for key in ("baseline_text", "threshold_text"):
+            if row.get(key):
+                row[key] = field_names_in_korean(str(row[key]))
         row["kind_label"] = "게이트" if row.get("is_gate") else "경고"
         row["fired_label"] = "발생" if row.get("fired") else "정상"
         context = row.get("context")
@@ -507,6 +528,7 @@ def write_operations(
         ws.write_string(r, 0, "AI 호출 기록 테이블이 없습니다(AI 단계가 한 번도 실행되지 않음).", f.note)
         r += 1
     r += 1
+    calls = _labelled(calls, status=AGY_STATUS_LABEL)
     return write_table(ws, f, r, CALL_COLS, calls, main=False, empty_text="AI 호출 없음")
 
 
@@ -529,6 +551,15 @@ DELIVERY_COLS = [
     Col("시도", "attempts", "int"),
     Col("오류", "error", "text"),
 ]
+
+
+def _delivery_what(row: dict) -> str:
+    """An alert's kind in Korean; for a summary, whose items it carried (everyone's or one owner's)."""
+    what = str(row.get("what") or "")
+    if row.get("message_kind") == "alert":
+        return label(ALERT_KIND_LABEL, what) or ""
+    _, owned, owner = what.partition(":owner:")
+    return f"{owner} 담당 항목" if owned else "전체"
 
 
 def _labelled(rows: list[dict], **labels: dict[str, str]) -> list[dict]:
@@ -566,11 +597,12 @@ def _operations_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     r += 2
     ws.write_string(r, 0, "메시지 전달 (대상은 이름만 표시, URL 은 기록하지 않음)", f.section)
     deliveries = _labelled(
-        data["deliveries"],
+        [dict(row, what=_delivery_what(row)) for row in data["deliveries"]],
         level=ALERT_LEVEL_LABEL,
         message_kind=MESSAGE_KIND_LABEL,
         outcome=OUTCOME_LABEL,
-        what=ALERT_KIND_LABEL,
+        destination=DESTINATION_LABEL,
+        service=SERVICE_LABEL,
     )
     write_table(
         ws,
@@ -815,11 +847,11 @@ def _row_link(data: dict, action: Action) -> str | None:
     return None
 
 
-def _action_tag(action: Action) -> str:
+def action_tag(action: Action) -> str:
     return label(SEVERITY_LABEL, action.severity) + (" · 관심" if action.on_watchlist else "")
 
 
-def _action_subject(action: Action) -> str:
+def action_subject(action: Action) -> str:
     """'암로디핀베실산염 · 20190801-211-J-399 · (주)삼오제약' — who the line is about."""
     return " · ".join(v for v in (action.ingredient_name, action.permit_no or "(등록번호 없음)", action.applicant) if v)
 
@@ -828,7 +860,7 @@ def _action_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     """'오늘 조치할 항목': one line per CRITICAL/HIGH/watchlist event, most severe first, each
     linked to its row; the first DASHBOARD_ACTIONS, then '외 N건' linking to the full list."""
     actions: list[Action] = data["actions"]
-    ws.write_string(r, 0, f"오늘 조치할 항목 — 긴급·높음·관심목록 ({len(actions)}건)", f.section)
+    ws.write_string(r, 0, f"오늘 조치할 항목 — 긴급·높음·관심목록, 표기 변경 제외 ({len(actions)}건)", f.section)
     r += 1
     if data["verdict"] != "accepted":
         merged_text(ws, r, 0, r, 7, "오늘은 이벤트를 발행하지 않아 조치할 항목이 없습니다(위 적재 상태 참고).", f.badge)
@@ -837,8 +869,8 @@ def _action_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
         merged_text(ws, r, 0, r, 7, "조치할 항목 없음 — 긴급·높음 이벤트와 관심목록 해당 이벤트가 없습니다.", f.ok)
         return r + 2
     for action in actions[:DASHBOARD_ACTIONS]:
-        ws.write_string(r, 0, _action_tag(action), f.severity.get(action.severity, f.key))
-        text = f"{_action_subject(action)} — {action.what}"
+        ws.write_string(r, 0, action_tag(action), f.severity.get(action.severity, f.key))
+        text = f"{action_subject(action)} — {action.what} (사유: {action.reason})"
         merged_text(ws, r, 1, r, 6, text, f.action)
         ws.set_row(r, 15 * _lines(text, 100))
         link = _row_link(data, action)
@@ -862,11 +894,16 @@ ACTION_COLS = [
     Col("성분명", "ingredient_name", "text", 24),
     Col("등록번호", "permit_no", "text", 22),
     Col("신청인", "applicant", "text", 22),
-    Col("무엇이 바뀌었나", "what", "wrap", 70),
+    Col("무엇이 바뀌었나", "what", "wrap", 60),
+    Col("사유", "reason", "wrap", 40),
+    Col("담당", "owners", "text", 10),
     Col("바로가기", "link_label", "text", 10),
     Col("구분", "event_type", "text", 10),
     Col("dmf_key", "dmf_key", "text", 18),
 ]
+
+
+LINK_COL = next(i for i, col in enumerate(ACTION_COLS) if col.key == "link_label")
 
 
 def _actions_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
@@ -874,18 +911,20 @@ def _actions_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     top = write_sheet_title(
         ws,
         f,
-        "오늘 조치할 항목 — 긴급·높음 이벤트와 관심목록 해당 이벤트 전체",
+        "오늘 조치할 항목 — 긴급·높음 이벤트와 관심목록 해당 이벤트 전체(표기만 바뀐 변경은 변경 시트에)",
         _status_note(data) or "중요도 순. '행 보기'는 신규·변경·취하 시트의 해당 행으로 갑니다.",
     )
     back_link(ws, f, 5, DASHBOARD)
     rows = [
         dict(
-            tag=_action_tag(a),
+            tag=action_tag(a),
             ingredient_name=a.ingredient_name,
             permit_no=a.permit_no or "(등록번호 없음)",
             applicant=a.applicant,
             what=a.what,
-            event_type=a.event_type,
+            reason=a.reason,
+            owners=", ".join(a.owners) or None,
+            event_type=label(EVENT_LABEL, a.event_type),
             dmf_key=a.dmf_key,
         )
         for a in actions
@@ -893,11 +932,11 @@ def _actions_sheet(ws: Worksheet, f: Formats, data: dict) -> None:
     write_table(ws, f, top, ACTION_COLS, rows, empty_text="조치할 항목 없음")
     for i, action in enumerate(actions):
         row = top + 1 + i
-        ws.write_string(row, 0, _action_tag(action), f.severity.get(action.severity, f.text))
+        ws.write_string(row, 0, action_tag(action), f.severity.get(action.severity, f.text))
         link = _row_link(data, action)
         if link:
-            ws.write_url(row, 5, link, f.link, string="행 보기 →")
-        ws.set_row(row, 15 * _lines(action.what, 70))
+            ws.write_url(row, LINK_COL, link, f.link, string="행 보기 →")
+        ws.set_row(row, 15 * max(_lines(action.what, 60), _lines(action.reason, 40)))
 
 
 def _col(index: int) -> str:
@@ -933,10 +972,15 @@ def _rejected_block(ws: Worksheet, f: Formats, r: int, data: dict) -> int:
     previous = load.get("previous_accepted_as_of")
     if load.get("decision") == "reject":
         text = "적재 거부 — " + decision_text(load) + " 이 날의 이벤트는 발행하지 않습니다."
-    else:
+    elif load.get("rejected_gates") or data["gates"]:
         text = (
             "적재 거부 — 무결성 게이트가 오늘 적재를 거부했습니다. 이 날의 데이터는 반영되지 않았고 "
             "이벤트도 발행하지 않았습니다."
+        )
+    else:  # the fetch failed or came back incomplete: no gate was ever asked
+        text = (
+            "적재 거부 — 오늘 목록을 끝까지 받지 못해 적재를 반영하지 않았습니다. 이 날의 데이터는 "
+            "반영되지 않았고 이벤트도 발행하지 않았습니다."
         )
     if previous:
         text += f" 다음 정상 적재는 마지막 반영 적재({previous:%Y-%m-%d})와 비교됩니다."

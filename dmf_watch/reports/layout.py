@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -85,7 +86,7 @@ def write_truncation_note(ws: Worksheet, f: Formats, row: int = 2) -> None:
 
 # --- AI skip-reason badges --------------------------------------------------------------------
 
-NO_RUN_BADGE = "AI 요약: AI 실행 기록 없음 — 이 날짜에 enrich 단계가 돌지 않았습니다"
+NO_RUN_BADGE = "AI 요약: AI 실행 기록 없음 — 이 날짜에 AI 단계(`dmf enrich`)가 돌지 않았습니다"
 NO_WEEKLY_RUN_BADGE = "AI 코멘터리: 이 주의 AI 코멘터리 없음(주간 AI는 기본적으로 꺼져 있음)"
 
 
@@ -164,6 +165,16 @@ FIELD_LABEL = {
 }
 CHANGE_KIND_LABEL = {"substantive": "실질 변경", "cosmetic": "표기 변경"}
 TERM_KIND_LABEL = {"ingredient": "성분", "applicant": "신청인", "manufacturer": "제조소"}
+#: How a watch term matched (the stage in marts' `watch_matches`, "term (stage)").
+MATCH_STAGE_LABEL = {
+    "exact": "정확히 일치",
+    "alias": "승인된 별칭",
+    "base_name": "염·수화물 제외 이름",
+    "prefix": "이름 앞부분",
+    "transliteration": "영문 음역",
+    "applicant": "신청인",
+    "manufacturer": "제조소",
+}
 #: Why a watch term matches no registration today (dmf_watchlist_unmatched.unmatched_reason).
 UNMATCHED_REASON_LABEL = {
     "never_matched": "일치하는 등록 없음(오타 확인)",
@@ -256,7 +267,19 @@ ALERT_KIND_LABEL = {
     "ai_action_required": "AI: 조치 필요 판단",
 }
 MESSAGE_KIND_LABEL = {"daily": "일일 요약", "weekly": "주간 리포트", "alert": "알림", "test": "시험 메시지"}
+#: The status of one agy call (its envelope's, or the client's when agy never answered).
+AGY_STATUS_LABEL = {
+    "SUCCESS": "성공",
+    "ERROR": "오류",
+    "TIMEOUT": "시간 초과",
+    "LAUNCH_FAILED": "실행 실패",
+    "INVALID": "응답 형식 오류",
+}
 OUTCOME_LABEL = {"sent": "전송됨", "failed": "실패", "written": "파일로 저장(데모)"}
+#: The channel of a destination's URL scheme (a service not listed is shown by its own name).
+SERVICE_LABEL = {"mailto": "메일", "mailtos": "메일", "json": "웹훅", "form": "웹훅", "xml": "웹훅", "file": "파일"}
+#: The demo's stand-in destination (dmf_watch/notify/day.py OUTBOX); real ones show their names.
+DESTINATION_LABEL = {"outbox": "데모 보관함"}
 
 
 def load_reason_ko(reason: str | None, rejected_gates: str | None) -> str | None:
@@ -289,6 +312,18 @@ def label(mapping: Mapping[str, str], code: object) -> str | None:
     return mapping.get(str(code), str(code))
 
 
+def watch_matches_label(watch_matches: str | None) -> str | None:
+    """'Formoterol Fumarate (transliteration)' → 'Formoterol Fumarate (영문 음역)'."""
+    if not watch_matches:
+        return watch_matches
+    return re.sub(r"\((\w+)\)(?=, |$)", lambda m: f"({MATCH_STAGE_LABEL.get(m.group(1), m.group(1))})", watch_matches)
+
+
+def field_names_in_korean(text: str) -> str:
+    """'항목별 빈 값: permit_no 0.2%, applicant 0.0%' → '항목별 빈 값: 등록번호 0.2%, 신청인 0.0%'."""
+    return re.sub(r"\b[a-z_]+\b", lambda m: FIELD_LABEL.get(m.group(0), m.group(0)), text)
+
+
 def field_list_label(comma_joined: str | None) -> str | None:
     """'manufacturer,countries' → '제조소명, 제조국'."""
     if not comma_joined:
@@ -317,8 +352,17 @@ def context_text(context_json: str | None, key: str) -> str | None:
                 parts.append(str(item))
         return ", ".join(parts)
     if isinstance(value, dict):
-        return ", ".join(f"{k} {v}" for k, v in value.items())
+        return ", ".join(f"{CONTEXT_KEY_LABEL.get(k, k)} {v}" for k, v in value.items())
     return str(value)
+
+
+#: The keys of a signal context's date spread (model int_load_event_context), in Korean.
+CONTEXT_KEY_LABEL = {
+    "earliest": "가장 이른 등록일",
+    "latest": "가장 늦은 등록일",
+    "distinct_dates": "서로 다른 등록일 수",
+    "undated": "등록일 없음",
+}
 
 
 # --- formats ----------------------------------------------------------------------------------

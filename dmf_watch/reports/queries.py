@@ -190,7 +190,8 @@ _EVENT_COLUMNS = """
     events.severity_rank, events.on_watchlist, events.watch_terms, events.ingredient_name,
     events.applicant, events.applicant_bizrno, events.manufacturer, events.manufacture_place,
     events.countries, events.permit_date, events.notice_code, events.changed_fields,
-    events.change_kind, events.absent_days, events.watch_matches, ai_items.content as ai_comment
+    events.change_kind, events.absent_days, events.watch_matches, events.watch_owners,
+    events.rationale_ko, ai_items.content as ai_comment
 """
 
 

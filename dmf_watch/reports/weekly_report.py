@@ -17,9 +17,11 @@ from xlsxwriter.worksheet import Worksheet
 
 from dmf_watch.core.config import Settings
 from dmf_watch.reports import queries as q
-from dmf_watch.reports.daily_report import EVENT_COLS, _with_labels, write_operations
+from dmf_watch.reports.actions import Action, week_actions
+from dmf_watch.reports.daily_report import EVENT_COLS, _with_labels, action_subject, action_tag, write_operations
 from dmf_watch.reports.layout import (
     NO_WEEKLY_RUN_BADGE,
+    SEVERITY_LABEL,
     Col,
     Formats,
     ai_reader_badge,
@@ -28,6 +30,7 @@ from dmf_watch.reports.layout import (
     one_page,
     plain_markdown,
     print_setup,
+    text_lines,
     workbook,
     write_sheet_title,
     write_table,
@@ -43,6 +46,8 @@ WITHDRAWALS = "취하상세"
 WATCHLIST = "관심목록활동"
 SINGLE_SOURCE = "단일제조소"
 OPERATIONS = "운영"
+#: Who follows each watched event and why its severity matters, beside the event's columns.
+WATCH_EXTRA_COLS = [Col("담당", "watch_owners", "text", 10), Col("사유", "rationale_ko", "wrap", 36)]
 SHEETS = (DASHBOARD, APPLICANTS, COUNTRIES, GROUPS, WITHDRAWALS, WATCHLIST, SINGLE_SOURCE, OPERATIONS)
 TOP = 20
 
@@ -87,6 +92,7 @@ def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
         "single_source": q.weekly_single_source(con, as_of),
         "withdrawn": q.weekly_events(con, tables, as_of, event_type="WITHDRAWN"),
         "watch": q.weekly_events(con, tables, as_of, watchlist_only=True),
+        "actions": _week_actions(con, bounds["period_start"], bounds["period_end"]),
         "loads": q.week_loads(con, as_of),
         "ai_calls": q.ai_calls(con, tables, bounds["period_start"], bounds["period_end"]),
         "ai_totals": q.ai_call_totals(con, tables, bounds["period_start"], bounds["period_end"]),
@@ -145,7 +151,7 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
         sheets[WATCHLIST],
         f,
         "이번 주 관심목록 활동",
-        [Col("기준일", "as_of_date", "date", 11), Col("구분", "event_label", "text", 7)] + EVENT_COLS,
+        [Col("기준일", "as_of_date", "date", 11)] + EVENT_COLS[:2] + WATCH_EXTRA_COLS + EVENT_COLS[2:],
         _with_labels(data["watch"]),
     )
     single_rows = []
@@ -230,12 +236,48 @@ def _dashboard(ws: Worksheet, f: Formats, as_of: date, data: dict) -> None:
     for c, col in enumerate(TOTAL_COLS):
         ws.set_column(c, c, col.width)
     r += 1
+    r = _action_block(ws, f, r, data["actions"])
     r = _commentary(ws, f, r, data["ai_run"])
     ws.write_string(r, 0, "시트 바로가기", f.section)
     r += 1
     for name in SHEETS[1:]:
         ws.write_url(r, 0, f"internal:'{name}'!A1", f.link, string=name)
         r += 1
+
+
+#: How many of the week's action items the first sheet lists before "외 N건".
+DASHBOARD_ACTIONS = 15
+
+
+def _week_actions(con: duckdb.DuckDBPyConnection, first_day: date, last_day: date) -> list[tuple[date, Action]]:
+    """The week's action items, most severe first, then by day (each day's order kept)."""
+    rank = {severity: i for i, severity in enumerate(SEVERITY_LABEL)}
+    return sorted(week_actions(con, first_day, last_day), key=lambda item: (rank.get(item[1].severity, 9), item[0]))
+
+
+def _action_block(ws: Worksheet, f: Formats, r: int, actions: list[tuple[date, Action]]) -> int:
+    """'이번 주 조치할 항목': the daily action lists of the week in one, the most severe first."""
+    ws.write_string(r, 0, f"이번 주 조치할 항목 — 긴급·높음·관심목록, 표기 변경 제외 ({len(actions)}건)", f.section)
+    r += 1
+    if not actions:
+        merged_text(
+            ws, r, 0, r, 6, "조치할 항목 없음 — 이번 주 긴급·높음 이벤트와 관심목록 해당 이벤트가 없습니다.", f.ok
+        )
+        return r + 2
+    for day, action in actions[:DASHBOARD_ACTIONS]:
+        write_value(ws, r, 0, day, "date", f, f.value_date)
+        ws.write_string(r, 1, action_tag(action), f.severity.get(action.severity, f.key))
+        text = f"{action_subject(action)} — {action.what} (사유: {action.reason})"
+        merged_text(ws, r, 2, r, 6, text, f.action)
+        ws.set_row(r, 15 * text_lines(text, 70))
+        r += 1
+    more = len(actions) - DASHBOARD_ACTIONS
+    if more > 0:
+        merged_text(
+            ws, r, 0, r, 6, f"외 {more}건 — 관심목록 항목은 {WATCHLIST} 시트, 취하는 {WITHDRAWALS} 시트에", f.note
+        )
+        r += 1
+    return r + 1
 
 
 def _commentary(ws: Worksheet, f: Formats, r: int, run: dict | None) -> int:

@@ -2,9 +2,10 @@
 
 Two days of real MFDS records (the 2026-10-08 sample) go through the real pipeline; the second
 day removes one manufacturer of a watched registration (CRITICAL), withdraws a watched and an
-unwatched registration, adds a watched one and changes an unwatched manufacturer (MEDIUM, not
-an action). The action list must name exactly the day's CRITICAL/HIGH/watchlist events that
-SQL publishes, each linking to a cell that exists and is that event's row.
+unwatched registration, adds a watched one, changes an unwatched manufacturer (MEDIUM, not an
+action) and only the case of a watched one (COSMETIC, not an action). The action list must name
+exactly the day's CRITICAL/HIGH/watchlist events that SQL publishes, except cosmetic ones, each
+with the Korean reason of its severity rule and linking to a cell that is that event's row.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ import re
 import shutil
 from datetime import date
 
+import duckdb
 import openpyxl
 import pytest
 
 from dmf_watch.reports import daily_report as daily
 from dmf_watch.reports.daily_report import render_daily
+from dmf_watch.reports.weekly_report import render_weekly
 from support.mfds import SERVICE_KEY
+from support.model_sql import seed_rows
 from support.real_days import (
     DAY_1,
     DAY_2,
@@ -26,14 +30,18 @@ from support.real_days import (
     NEW_WATCHED,
     REMOVED_MANUFACTURER,
     UNWATCHED_CHANGED,
+    UNWATCHED_WITHDRAWN,
+    WATCHED_COSMETIC,
     WATCHED_TWO_SITES,
     WATCHED_WITHDRAWN,
     two_days,
+    with_cosmetic_watched_change,
 )
 from support.scenarios import DaysSource, query, run_days, settings_in
-from support.xlsx import resolve
+from support.xlsx import latin_words, registry_words, resolve
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
+RATIONALE_KO = {int(rule["priority"]): rule["rationale_ko"] for rule in seed_rows("severity_rules")}
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +51,8 @@ def built(real_data_dir, tmp_path_factory):
     mp.setenv("DMF_AI_DISABLED", "1")
     try:
         settings = settings_in(root)
-        outcomes = run_days(settings, DaysSource(two_days(real_data_dir)), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
+        days = with_cosmetic_watched_change(two_days(real_data_dir))
+        outcomes = run_days(settings, DaysSource(days), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
     finally:
         mp.undo()
     assert [o.exit_code for o in outcomes] == [0, 0]
@@ -74,6 +83,7 @@ def test_action_list_names_exactly_the_critical_high_and_watchlist_events(wareho
         """
         select permit_no, severity from marts.dmf_events
         where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
+            and severity <> 'COSMETIC'
         order by all""",
         [DAY_2],
     )
@@ -96,7 +106,8 @@ def test_action_list_names_exactly_the_critical_high_and_watchlist_events(wareho
             warehouse,
             """
         select dmf_key from marts.dmf_events
-        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""",
+        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
+            and severity <> 'COSMETIC'""",
             [DAY_2],
         )
     }
@@ -110,12 +121,54 @@ def test_each_action_line_says_what_happened_in_korean(warehouse):
     ws = openpyxl.load_workbook(render_daily(warehouse, DAY_2))[daily.DASHBOARD]
     text = {t for _, _, t in action_rows(ws)}
     withdrawn = next(t for t in text if WATCHED_WITHDRAWN in t)
-    assert withdrawn.endswith("등록 취하(목록에서 사라짐)")
+    assert withdrawn.endswith(f"등록 취하(목록에서 사라짐) (사유: {RATIONALE_KO[10]})")
     removal = next(t for t in text if WATCHED_TWO_SITES in t)
     assert "암로디핀베실산염" in removal
     assert f"제조소명 삭제: {REMOVED_MANUFACTURER}" in removal
     assert "제조국 삭제: 인도" in removal and "제조소 소재지 삭제: Plot 12, Hyderabad, India" in removal
     assert not any(UNWATCHED_CHANGED in t for t in text)  # MEDIUM, not on the watchlist
+
+
+def sheet_rows(ws) -> list[dict]:
+    """The rows of a sheet's table (header on row 4) as dicts, the empty text left out."""
+    header = [c.value for c in ws[4]]
+    return [dict(zip(header, row)) for row in ws.iter_rows(min_row=5, values_only=True) if row[1]]
+
+
+def test_every_action_row_states_the_korean_reason_of_its_rule_and_its_owner(warehouse):
+    wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
+    ws = wb[daily.ACTIONS]
+    rows = sheet_rows(ws)
+    assert rows and all(row["사유"] for row in rows)
+    by_number = {row["등록번호"]: row for row in rows}
+    # 암로디핀베실산염 lost a manufacturer (rule 20); 클로피도그렐 is gone (rule 10); the
+    # unwatched withdrawal is HIGH by rule 40. The seed, not the mart, says what the text must be.
+    assert by_number[WATCHED_TWO_SITES]["사유"] == RATIONALE_KO[20]
+    assert by_number[WATCHED_WITHDRAWN]["사유"] == RATIONALE_KO[10]
+    assert by_number[UNWATCHED_WITHDRAWN]["사유"] == RATIONALE_KO[40]
+    assert by_number[WATCHED_TWO_SITES]["담당"] == "김지현" and by_number[UNWATCHED_WITHDRAWN]["담당"] is None
+    assert by_number[WATCHED_TWO_SITES]["구분"] == "변경" and by_number[WATCHED_WITHDRAWN]["구분"] == "취하"
+    assert ws.auto_filter.ref and ws.auto_filter.ref.startswith("A4:")
+    # The dashboard's lines carry the same reason.
+    lines = action_rows(wb[daily.DASHBOARD])
+    assert all("(사유: " in text for _, _, text in lines)
+
+
+def test_a_cosmetic_change_of_a_watched_registration_is_counted_and_listed_but_not_an_action(warehouse):
+    assert query(
+        warehouse,
+        "select event_type, severity, on_watchlist, watch_owners from marts.dmf_events "
+        "where as_of_date = ? and permit_no = ?",
+        [DAY_2, WATCHED_COSMETIC],
+    ) == [("CHANGED", "COSMETIC", True, "박민수")]
+    wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
+    assert WATCHED_COSMETIC not in {row["등록번호"] for row in sheet_rows(wb[daily.ACTIONS])}
+    assert not any(WATCHED_COSMETIC in text for _, _, text in action_rows(wb[daily.DASHBOARD]))
+    assert WATCHED_COSMETIC in {row["등록번호"] for row in sheet_rows(wb[daily.CHANGED])}
+    watch = {row["등록번호"]: row for row in sheet_rows(wb[daily.WATCHLIST])}
+    assert watch[WATCHED_COSMETIC]["담당"] == "박민수"
+    assert watch[WATCHED_COSMETIC]["일치 방식"] == "메트포르민염산염 (정확히 일치)"
+    assert wb[daily.WATCHLIST].auto_filter.ref.startswith("A4:")
 
 
 def test_every_action_link_lands_on_that_events_row(warehouse):
@@ -149,7 +202,8 @@ def test_a_long_action_list_shows_the_first_lines_and_says_how_many_more(warehou
         warehouse,
         """
         select count(*) from marts.dmf_events
-        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)""",
+        where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
+            and severity <> 'COSMETIC'""",
         [DAY_2],
     )[0][0]
     lines = action_rows(ws)
@@ -350,3 +404,41 @@ def test_weekly_report_exposure_depends_on_exactly_the_relations_the_renderer_qu
         "rpt_weekly_single_source_changes",
     }
     assert exposure_models(built, "weekly_report") == queried
+
+
+def test_the_real_daily_and_weekly_reports_are_korean_except_names_codes_and_commands(warehouse):
+    weekly_day = date(2026, 10, 12)  # the Monday after DAY_2: its week holds both days
+    with duckdb.connect(str(warehouse.duckdb_path), read_only=True) as con:
+        names = registry_words(
+            con,
+            [
+                "select ingredient_name, applicant, manufacturer, manufacture_place, watch_terms, notice_code "
+                "from marts.dmf_registrations",
+                "select ingredient_name, applicant, manufacturer, manufacture_place from marts.dmf_events",
+                "select before_value, after_value from marts.dmf_event_field_changes",
+            ],
+        )
+    for path in (render_daily(warehouse, DAY_2), render_weekly(warehouse, weekly_day)):
+        found = latin_words(openpyxl.load_workbook(path), names)
+        assert found == [], "\n".join(f"{path.name} {where}: {word!r} in {text!r}" for where, word, text in found)
+
+
+def test_the_weekly_first_sheet_names_the_weeks_items_to_act_on_with_their_reasons(warehouse):
+    from dmf_watch.reports import weekly_report as weekly
+
+    ws = openpyxl.load_workbook(render_weekly(warehouse, date(2026, 10, 12)))[weekly.DASHBOARD]
+    heading = next(c.row for c in ws["A"] if str(c.value or "").startswith("이번 주 조치할 항목"))
+    expected = query(
+        warehouse,
+        """
+        select permit_no, severity from marts.dmf_events
+        where as_of_date between date '2026-10-05' and date '2026-10-11'
+            and (severity in ('CRITICAL', 'HIGH') or on_watchlist) and severity <> 'COSMETIC'
+        order by severity_rank""",
+    )
+    assert ws.cell(heading, 1).value.endswith(f"({len(expected)}건)")
+    rows = [(ws.cell(r, 2).value, str(ws.cell(r, 3).value)) for r in range(heading + 1, heading + 1 + len(expected))]
+    listed = sorted(next(p for p, _ in expected if p in text) for _, text in rows)
+    assert listed == sorted(p for p, _ in expected)
+    assert all("(사유: " in text for _, text in rows)
+    assert rows[0][0].startswith("긴급") and WATCHED_COSMETIC not in "".join(t for _, t in rows)

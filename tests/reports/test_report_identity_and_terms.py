@@ -67,7 +67,7 @@ def run(real_data_dir, tmp_path_factory):
     )
     shutil.copytree(PROJECT / "tests" / "dbt", project / "tests" / "dbt")
     with (project / "seeds" / "watchlist.csv").open("a", encoding="utf-8") as seed:
-        seed.writelines(f"{kind},{term},Added by the test\n" for kind, term in ADDED_TERMS)
+        seed.writelines(f"{kind},{term},Added by the test,\n" for kind, term in ADDED_TERMS)
     settings = load_settings({}).with_paths(
         duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
     )
@@ -113,7 +113,7 @@ def test_report_shows_english_term_matches_with_their_stage_and_reinstated_regis
         (
             "신규",
             "1234567890, Example Chemie, Formoterol Fumarate",
-            "1234567890 (applicant), Example Chemie (manufacturer), Formoterol Fumarate (transliteration)",
+            "1234567890 (신청인), Example Chemie (제조소), Formoterol Fumarate (영문 음역)",
         )
     ]
     assert "Formoterol Fumarate" not in {row[0] for row in after_day_2}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import duckdb
 import openpyxl
 import pytest
 
@@ -16,7 +17,7 @@ from dmf_watch.reports.daily_report import render_daily
 from dmf_watch.reports.layout import SEVERITY_COLOURS, text_lines
 from dmf_watch.reports.weekly_report import render_weekly
 from support.report_warehouse import build_warehouse
-from support.xlsx import resolve
+from support.xlsx import latin_words, registry_words, resolve
 
 EARLY_MONDAY = date(2026, 10, 26)  # its comparison week (10-12..10-18) is before the first load
 
@@ -36,6 +37,23 @@ def reports(tmp_path_factory) -> dict[str, openpyxl.Workbook]:
         "early_weekly": render_weekly(settings, EARLY_MONDAY),
     }
     return {name: openpyxl.load_workbook(path) for name, path in paths.items()}
+
+
+@pytest.fixture(scope="module")
+def warehouse_words(reports, tmp_path_factory) -> set[str]:
+    """The registry's own Latin-script words (company, site and ingredient names as filed) and
+    the watch terms: names, which stay as they are written."""
+    path = next(tmp_path_factory.getbasetemp().glob("readable*/dmf.duckdb"))
+    with duckdb.connect(str(path), read_only=True) as con:
+        return registry_words(
+            con,
+            [
+                "select ingredient_name, applicant, manufacturer, manufacture_place, watch_terms, notice_code "
+                "from marts.dmf_events",
+                "select before_value, after_value from marts.dmf_event_field_changes",
+                "select watch_term from marts.dmf_watchlist_unmatched",
+            ],
+        )
 
 
 def links(wb):
@@ -166,3 +184,9 @@ def test_no_number_or_date_column_is_too_narrow_for_its_values(reports):
                         shown = f"{cell.value:,.2f}" if isinstance(cell.value, float) else f"{cell.value:,}"
                     scale = 1.4 if cell.font and cell.font.sz and cell.font.sz > 11 else 1.0
                     assert len(shown) * scale <= width, (ws.title, cell.coordinate, shown, width)
+
+
+@pytest.mark.parametrize("name", ["rich", "rejected", "auth", "weekly"])
+def test_every_cell_a_reader_meets_is_korean_except_names_codes_and_commands(reports, warehouse_words, name):
+    found = latin_words(reports[name], warehouse_words)
+    assert found == [], "\n".join(f"{where}: {word!r} in {text!r}" for where, word, text in found)

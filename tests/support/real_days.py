@@ -49,3 +49,17 @@ def two_days(real_data_dir) -> dict[date, list[dict]]:
         )
     )
     return {DAY_1: day_1, DAY_2: day_2}
+
+
+WATCHED_COSMETIC = "20050831-37-C-34-05(7)"  # 메트포르민염산염: a term another owner follows
+COSMETIC_MANUFACTURER = "GRANULES INDIA LIMITED"  # was "Granules India Limited": case only
+
+
+def with_cosmetic_watched_change(days: dict[date, list[dict]]) -> dict[date, list[dict]]:
+    """The two days, plus a case-only change of a watched registration's manufacturer on day 2:
+    a COSMETIC event that is on the watchlist and still not an action."""
+    day_2 = [
+        dict(record, MNFCTR_NAME=COSMETIC_MANUFACTURER) if record["DMF_PERMIT_NO"] == WATCHED_COSMETIC else record
+        for record in days[DAY_2]
+    ]
+    return {DAY_1: days[DAY_1], DAY_2: day_2}

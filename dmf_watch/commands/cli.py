@@ -355,9 +355,10 @@ def notify_command(settings: Settings, args: argparse.Namespace, as_of: date) ->
                 + (f" ({skipped})" if skipped else "")
                 + "."
             )
-        for name, ok, error in results:
-            print(f"{name}: {'ok' if ok else 'failed'}{'  ' + error if error else ''}")
-        return 0 if all(ok for _, ok, _ in results) else 1
+        for name, owner, ok, error in results:
+            serves = f"{owner}'s items" if owner else "everything"
+            print(f"{name} ({serves}): {'ok' if ok else 'failed'}{'  ' + error if error else ''}")
+        return 0 if all(ok for _, _, ok, _ in results) else 1
     outcome = notify_day(settings, as_of, resend=args.resend)
     print(f"{as_of}  notify  {outcome.summary()}")
     if outcome.recorded and settings.duckdb_path.is_file():

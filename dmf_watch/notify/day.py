@@ -94,9 +94,12 @@ def _messages(con, settings: Settings, as_of: date, cfg: NotifyConfig, run_faile
 
     out: list[Message] = []
     if not run_failed:
-        daily = daily_message(con, as_of, report_path(settings.reports_dir, as_of), cfg.empty_day)
-        if daily is not None:
-            out.append(daily)
+        report = report_path(settings.reports_dir, as_of)
+        owners = sorted({d.route.owner for d in cfg.destinations if d.route.owner})
+        for owner in [None, *owners]:
+            daily = daily_message(con, as_of, report, cfg.empty_day, owner)
+            if daily is not None:
+                out.append(daily)
         if as_of.weekday() == 0:
             out.append(weekly_message(con, as_of, weekly_path(settings.reports_dir, as_of)))
     out += [alert_message(alert) for alert in store.alerts_for_day(con, as_of)]
@@ -153,10 +156,10 @@ def _notify_day(
             (d, m)
             for m in messages
             for d in cfg.destinations
-            if d.route.wants(m.kind, m.level) and (m.key, d.name) not in done
+            if d.route.wants(m.kind, m.level) and m.suits(d.route.owner) and (m.key, d.name) not in done
         ]
     elif outbox is not None:
-        targets = [(None, m) for m in messages if (m.key, OUTBOX) not in done]
+        targets = [(None, m) for m in messages if m.suits(None) and (m.key, OUTBOX) not in done]
     else:
         outcome.note = "no notification destination configured: nothing sent"
         log.info("notify %s: %s (set DMF_NOTIFY_URLS or a destination in notify.toml)", as_of, outcome.note)
@@ -191,17 +194,18 @@ def _notify_day(
             store.insert_delivery(con, _delivery_row(as_of, message, name, service, result, resend))
 
 
-def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[tuple[str, bool, str]]:
-    """A test message to every configured destination: (name, ok, scrubbed error) each."""
+def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[tuple[str, str | None, bool, str]]:
+    """A test message to every configured destination: (name, owner served or None for
+    everything, ok, scrubbed error) each."""
     cfg = load_notify_config(settings.state_dir, env)
     scrub = _scrubber(cfg)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     results = []
     path = Path(settings.duckdb_path)
     for destination in cfg.destinations:
-        message = test_message(destination.name, stamp)
+        message = test_message(destination.name, stamp, destination.route.owner)
         result = send(destination, message, attempts=1, wait_s=0, attach=False, scrub=scrub)
-        results.append((destination.name, result.outcome == "sent", result.error or ""))
+        results.append((destination.name, destination.route.owner, result.outcome == "sent", result.error or ""))
         if path.is_file():
             try:
                 with duckdb.connect(str(path)) as con:

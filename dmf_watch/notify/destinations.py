@@ -38,11 +38,13 @@ def level_rank(level: str) -> int:
 
 @dataclass(frozen=True)
 class Route:
-    """Which messages a destination receives. `daily`/`alerts` are a lowest level or "off"."""
+    """Which messages a destination receives. `daily`/`alerts` are a lowest level or "off";
+    `owner` narrows the daily summary to the items of the watch terms that owner follows."""
 
     daily: str = OFF
     weekly: bool = False
     alerts: str = OFF
+    owner: str | None = None
 
     def wants(self, kind: str, level: str) -> bool:
         if kind == "weekly":
@@ -110,10 +112,12 @@ def _level(value: Any, default: str) -> str:
 
 def _route(raw: Mapping[str, Any], base: Route) -> Route:
     weekly = raw.get("weekly", base.weekly)
+    owner = raw.get("owner")
     return Route(
         daily=_level(raw.get("daily"), base.daily),
         weekly=weekly if isinstance(weekly, bool) else base.weekly,
         alerts=_level(raw.get("alerts"), base.alerts),
+        owner=" ".join(owner.split()) or None if isinstance(owner, str) else base.owner,
     )
 
 

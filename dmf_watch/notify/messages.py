@@ -37,6 +37,12 @@ class Message:
     alert_kind: str | None = None
     notify_type: str = "info"
     extra: dict[str, Any] = field(default_factory=dict)
+    owner: str | None = None  # a daily summary narrowed to one owner's items
+
+    def suits(self, owner: str | None) -> bool:
+        """Whether a destination serving `owner` (None: everything) gets this message: the
+        daily summary is made once for everyone and once per owner; the rest is shared."""
+        return self.kind != "daily" or self.owner == owner
 
 
 def _fetch_one(con, sql: str, params: list[Any]) -> dict[str, Any] | None:
@@ -73,9 +79,14 @@ def _counts_line(summary: dict[str, Any]) -> str:
 
 
 def daily_message(
-    con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None, empty_day: str = "line"
+    con: duckdb.DuckDBPyConnection,
+    as_of: date,
+    report: Path | None,
+    empty_day: str = "line",
+    owner: str | None = None,
 ) -> Message | None:
-    """The day's summary, or None when there is nothing to say (`empty_day = "none"`)."""
+    """The day's summary, or None when there is nothing to say (`empty_day = "none"`). With an
+    `owner`, the summary of that owner's items only, and None on an accepted day without any."""
     facts: DayFacts = read_facts(con, as_of)
     if facts.verdict == "missing":
         return None  # no load for the day: there is no summary to give (a failed run alerts)
@@ -85,6 +96,10 @@ def daily_message(
         else None
     ) or {}
     actions: list[Action] = day_actions(con, as_of) if summary else []
+    if owner is not None:
+        if facts.verdict != "accepted" and not _rejection_alerted(con, as_of):
+            return None  # a rejection streak reaches an owner once, on the day its alert was raised
+        return _owner_message(facts, summary, [a for a in actions if a.owned_by(owner)], as_of, report, owner)
     level = day_level(facts, int(summary.get("critical_count") or 0))
     headline = _ai_headline(con, as_of) if facts.verdict == "accepted" else None
     attachments = (report,) if report is not None and report.is_file() else ()
@@ -169,6 +184,59 @@ def daily_message(
     )
 
 
+def _rejection_alerted(con, as_of: date) -> bool:
+    """Whether the alert policy raised the `load_rejected` alert on as_of (first day of a streak)."""
+    if not table_exists(con, "notify", "alerts"):
+        return False
+    found = con.execute(
+        "select count(*) from notify.alerts where as_of_date = ? and kind = 'load_rejected'", [as_of]
+    ).fetchone()
+    return bool(found and found[0])
+
+
+def _owner_message(
+    facts: DayFacts, summary: dict[str, Any], actions: list[Action], as_of: date, report: Path | None, owner: str
+) -> Message | None:
+    """One owner's morning: the day's verdict and the action items of the terms they own, with
+    their reasons. Nothing on an accepted day without any; a rejected day's verdict alone."""
+    verdict_word = VERDICT_WORD.get(facts.verdict, facts.verdict)
+    if facts.verdict == "accepted" and not actions:
+        return None
+    critical = sum(a.severity == "CRITICAL" for a in actions)
+    level = day_level(facts, critical)
+    lines = [f"DMF Watch {as_of} 일일 요약 — {owner} 담당 ({verdict_word})"]
+    if facts.verdict != "accepted":
+        lines.append(f"적재가 거부되어 이벤트를 발행하지 않았습니다. 사유: {facts.reason or '-'}")
+        title = f"[DMF Watch]{LEVEL_TAG[level]} {as_of} {owner} 담당 — {verdict_word}"
+    else:
+        lines.append(f"{owner} 담당 조치 목록 ({len(actions)}건, 전체 등록 {summary.get('registry_count') or 0}건 중):")
+        lines += [f"- {a.line}" for a in actions[:MAX_ACTIONS]]
+        if len(actions) > MAX_ACTIONS:
+            lines.append(f"- 외 {len(actions) - MAX_ACTIONS}건 — 리포트의 조치항목 시트에서 담당으로 거르세요")
+        title = f"[DMF Watch]{LEVEL_TAG[level]} {as_of} {owner} 담당 {len(actions)}건"
+    attachments = (report,) if report is not None and report.is_file() else ()
+    if report is not None:
+        lines.append(f"리포트: {report.name}")
+    parts = [f"<p>{html.escape(lines[0])}</p>", f"<p><b>{html.escape(lines[1])}</b></p>"]
+    items = [line[2:] for line in lines[2:] if line.startswith("- ")]
+    if items:
+        parts.append("<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in items) + "</ul>")
+    if report is not None:
+        parts.append(f"<p>{html.escape(lines[-1])}</p>")
+    return Message(
+        "daily",
+        f"daily:{as_of}:owner:{owner}",
+        level,
+        title,
+        "\n".join(lines),
+        _html_doc(title, parts),
+        attachments,
+        notify_type=APPRISE_TYPE[level],
+        extra={"actions": len(actions)},
+        owner=owner,
+    )
+
+
 WEEKLY_METRICS = {
     "new_count": "신규",
     "changed_count": "변경",
@@ -225,7 +293,8 @@ def alert_message(alert: dict[str, Any]) -> Message:
     )
 
 
-def test_message(name: str, stamp: str) -> Message:
+def test_message(name: str, stamp: str, owner: str | None = None) -> Message:
     title = "[DMF Watch] 시험 메시지"
-    text = f"DMF Watch 시험 메시지: 대상 '{name}' 으로 알림이 전달됩니다. ({stamp})"
+    serves = f"{owner} 담당 항목만" if owner else "모든 항목"
+    text = f"DMF Watch 시험 메시지: 대상 '{name}' 으로 알림이 전달됩니다({serves}). ({stamp})"
     return Message("test", f"test:{stamp}", "INFO", title, text, _html_doc(title, [f"<p>{html.escape(text)}</p>"]))

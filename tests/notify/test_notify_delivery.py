@@ -266,8 +266,8 @@ def test_notify_test_prints_one_line_per_destination_with_its_name_only(tmp_path
         assert len(smtp.inbox.messages) == 1
         assert "시험 메시지" in str(smtp.inbox.messages[0]["Subject"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "DMF_NOTIFY_URLS#1: ok"
-    assert lines[1].startswith("DMF_NOTIFY_URLS#2: failed") and "500" in lines[1]
+    assert lines[0] == "DMF_NOTIFY_URLS#1 (everything): ok"
+    assert lines[1].startswith("DMF_NOTIFY_URLS#2 (everything): failed") and "500" in lines[1]
     assert len(lines) == 2
     assert PASSWORD not in "\n".join(lines) and HOOK_TOKEN not in "\n".join(lines)
 
@@ -293,8 +293,11 @@ def test_accepted_rejected_rejected_accepted_gives_one_warn_alert_and_one_recove
     source = DaysSource({day: sample for day in SEQUENCE})
     faults = {SEQUENCE[1]: "truncate_last_page", SEQUENCE[2]: "truncate_last_page"}
     monkeypatch.setenv("DMF_AI_DISABLED", "1")
-    with WebhookReceiver() as hook:
+    with (settings.state_dir / "notify.toml").open("a", encoding="utf-8") as routes:
+        routes.write('\n[destinations.kim]\nowner = "김지현"\ndaily = "INFO"\n')
+    with WebhookReceiver() as hook, WebhookReceiver() as kim:
         monkeypatch.setenv("DMF_NOTIFY_URLS", hook.url(HOOK_TOKEN, PASSWORD))
+        monkeypatch.setenv("DMF_NOTIFY_URL_KIM", kim.url(HOOK_TOKEN, PASSWORD))
         outcomes = run_days(settings, source, [(day, faults.get(day)) for day in SEQUENCE], SERVICE_KEY)
         assert [o.exit_code for o in outcomes] == [0, 2, 2, 0]
         sent = len(hook.requests)
@@ -309,6 +312,8 @@ def test_accepted_rejected_rejected_accepted_gives_one_warn_alert_and_one_recove
     assert sum(t.startswith("[DMF Watch] 경고: 적재 거부") for t in titles) == 1
     assert sum(t.startswith("[DMF Watch] 복구") for t in titles) == 1
     assert len(titles) == 6  # four daily messages + the alert + the recovery
+    # An owner hears of the rejection once, with the streak's alert; no day had items of theirs.
+    assert [r["json"]["title"] for r in kim.requests] == [f"[DMF Watch][경고] {SEQUENCE[1]} 김지현 담당 — 적재 거부"]
     print("\n" + "\n".join(titles))
 
 

@@ -93,7 +93,21 @@ def test_every_doc_reference_has_exactly_one_block():
     }
     assert referenced, "no column uses a doc block"
     assert sorted(name for name in referenced if blocks[name] != 1) == []
-    assert sorted(set(blocks) - referenced) == [], "doc blocks nobody references"
+    assert sorted(set(blocks) - referenced - {OVERVIEW}) == [], "doc blocks nobody references"
+
+
+OVERVIEW = "__overview__"  # the block dbt docs opens on instead of its stock "Welcome!" page
+
+
+def test_dbt_docs_open_on_a_front_page_that_walks_the_lineage_to_the_exposures():
+    assert doc_blocks(PROJECT_DIR)[OVERVIEW] == 1
+    text = (PROJECT_DIR / "models" / "overview.md").read_text(encoding="utf-8")
+    exposures = yaml.safe_load((PROJECT_DIR / "models" / "marts" / "_marts__exposures.yml").read_text())["exposures"]
+    for exposure in exposures:
+        assert f"`{exposure['name']}`" in text, exposure["name"]
+        assert not str(exposure.get("url", "")).startswith("file://"), "a file:// URL leads nowhere from the docs site"
+    for landmark in ("Source `mfds`", "Staging", "Intermediate", "Marts", "gates", "int_loads_accepted"):
+        assert landmark in text, landmark
 
 
 def test_signal_severity_is_described_as_the_catalogs_not_the_severity_rules():

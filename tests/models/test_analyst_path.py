@@ -134,6 +134,12 @@ MALFORMED = [
         "seeds/severity_rules.csv line {line}: severity 'HIGH ' has spaces before or after it; remove them",
     ),
     (
+        "severity_rules.csv",
+        "150,NEW,,,,,INFO,Another new registration.,새 등록입니다.",
+        "150,NEW,,,,,INFO,Another new registration.,",
+        "seeds/severity_rules.csv line {line}: rationale_ko is empty; it is required",
+    ),
+    (
         "watchlist.csv",
         "manufacturer,Zhejiang Huahai,",
         "company,Zhejiang Huahai,",

@@ -412,9 +412,10 @@ def test_the_real_daily_and_weekly_reports_are_korean_except_names_codes_and_com
         names = registry_words(
             con,
             [
-                "select ingredient_name, applicant, manufacturer, manufacture_place, watch_terms, notice_code "
-                "from marts.dmf_registrations",
-                "select ingredient_name, applicant, manufacturer, manufacture_place from marts.dmf_events",
+                "select permit_no, ingredient_name, applicant, manufacturer, manufacture_place, watch_terms, "
+                "notice_code from marts.dmf_registrations",
+                "select permit_no, ingredient_name, applicant, manufacturer, manufacture_place from marts.dmf_events",
+                "select watch_term from marts.dmf_watchlist_unmatched",
                 "select before_value, after_value from marts.dmf_event_field_changes",
             ],
         )

@@ -51,7 +51,7 @@ def latin_words(wb, names: set[str]) -> list[tuple[str, str, str]]:
     """(sheet!cell, word, text) of every Latin-script word a reader meets that is neither a name
     (`names`: the registry's and the seeds' own words), an allowed word, an identifier (a word
     with a digit, an underscore or a slash: load IDs, table and signal ids, paths), a code in parentheses, a
-    command nor in a column of identifiers."""
+    command, a unit (%p) nor in a column of identifiers."""
     found = []
     for ws in wb.worksheets:
         code_columns: set[tuple[int, int]] = set()  # (header row, column)
@@ -65,7 +65,7 @@ def latin_words(wb, names: set[str]) -> list[tuple[str, str, str]]:
                     continue
                 if any(col == cell.column and top < cell.row for top, col in code_columns):
                     continue
-                text = COMMAND.sub(" ", CODE_IN_PARENTHESES.sub(" ", value))
+                text = COMMAND.sub(" ", CODE_IN_PARENTHESES.sub(" ", value)).replace("%p", "%")  # %p: a unit
                 for word in LATIN_WORD.findall(text):
                     if word in LATIN_ALLOWED or word in names or re.search(r"[\d_/]", word):
                         continue

@@ -25,6 +25,7 @@ import duckdb
 
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.notify import ledger as store
+from dmf_watch.reports.layout import load_reason_ko
 
 PIPELINE = "pipeline"
 AI = "ai"
@@ -83,15 +84,27 @@ class DayFacts:
     action_required: bool  # an anomaly run of the day judged ACTION_REQUIRED
 
 
+def _reason_in_korean(reason: str | None, rejected_gates: str | None) -> str | None:
+    """A gate's or a failed fetch's reason in the reader's words, the loader's own (English)
+    sentence after it for whoever investigates; a person's decision is shown as they wrote it."""
+    kind = (reason or "").partition(":")[0].strip()
+    if not rejected_gates and kind not in ("incomplete", "failed"):
+        return reason
+    korean = load_reason_ko(reason, rejected_gates)
+    return f"{korean} (원문: {reason})" if reason else korean
+
+
 def read_facts(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
     verdict, reason = "missing", "이 날짜의 적재 기록이 없습니다"
     if table_exists(con, "marts", "dmf_day_decisions"):
         row = con.execute(
-            "select verdict, reason from marts.dmf_day_decisions where as_of_date = ?",
+            "select verdict, reason, rejected_gates from marts.dmf_day_decisions where as_of_date = ?",
             [as_of],
         ).fetchone()
         if row:
-            verdict, reason = row[0], row[1]
+            # the reader's words: the kind of failure or the gates in Korean, the loader's own
+            # (English) sentence after it for whoever investigates
+            verdict, reason = row[0], _reason_in_korean(row[1], row[2])
     ai_outcome, invalid_days, action_required = None, 0, False
     if table_exists(con, "enrichment", "enrichment_run"):
         row = con.execute(

@@ -312,6 +312,17 @@ def test_accepted_rejected_rejected_accepted_gives_one_warn_alert_and_one_recove
     assert sum(t.startswith("[DMF Watch] 경고: 적재 거부") for t in titles) == 1
     assert sum(t.startswith("[DMF Watch] 복구") for t in titles) == 1
     assert len(titles) == 6  # four daily messages + the alert + the recovery
+    # A load cut short is not a gate's verdict: the report and the message say what happened.
+    banner = [
+        str(c.value)
+        for row in openpyxl.load_workbook(settings.reports_dir / f"dmf_daily_{SEQUENCE[1]:%Y%m%d}.xlsx")[
+            "요약"
+        ].iter_rows()
+        for c in row
+        if str(c.value or "").startswith("적재 거부")
+    ]
+    assert banner and "목록을 끝까지 받지 못해" in banner[0] and "게이트" not in banner[0]
+    assert "수집 불완전" in next(r["json"]["message"] for r in kim.requests)
     # An owner hears of the rejection once, with the streak's alert; no day had items of theirs.
     assert [r["json"]["title"] for r in kim.requests] == [f"[DMF Watch][경고] {SEQUENCE[1]} 김지현 담당 — 적재 거부"]
     print("\n" + "\n".join(titles))

@@ -490,7 +490,9 @@ def write_operations(
     back_link(ws, f, 4, dashboard)
     r = write_table(ws, f, top, LOAD_COLS, _load_rows(loads))
     r += 2
-    ws.write_string(r, 0, "AI(agy) 호출과 토큰", f.section)
+    ws.write_string(
+        r, 0, "AI(agy) 호출과 토큰 — 보고서에 쓰인 답의 호출만 (실패·재시도는 enrichment.agy_calls)", f.section
+    )
     r += 1
     total_cols = [
         Col("호출 수", "calls", "int"),
@@ -507,7 +509,7 @@ def write_operations(
         ws.write_string(r, 0, "AI 호출 기록 테이블이 없습니다(AI 단계가 한 번도 실행되지 않음).", f.note)
         r += 1
     r += 1
-    return write_table(ws, f, r, CALL_COLS, calls, main=False, empty_text="AI 호출 없음")
+    return write_table(ws, f, r, CALL_COLS, calls, main=False, empty_text="답을 쓴 AI 호출 없음")
 
 
 ALERT_COLS = [

@@ -73,9 +73,10 @@ def _counts_line(summary: dict[str, Any]) -> str:
 
 
 def daily_message(
-    con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None, empty_day: str = "line"
+    con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None, empty_day: str = "line", attach: bool = True
 ) -> Message | None:
-    """The day's summary, or None when there is nothing to say (`empty_day = "none"`)."""
+    """The day's summary, or None when there is nothing to say (`empty_day = "none"`). The
+    report is named, and attached when `attach` (it was rendered from this warehouse)."""
     facts: DayFacts = read_facts(con, as_of)
     if facts.verdict == "missing":
         return None  # no load for the day: there is no summary to give (a failed run alerts)
@@ -87,7 +88,7 @@ def daily_message(
     actions: list[Action] = day_actions(con, as_of) if summary else []
     level = day_level(facts, int(summary.get("critical_count") or 0))
     headline = _ai_headline(con, as_of) if facts.verdict == "accepted" else None
-    attachments = (report,) if report is not None and report.is_file() else ()
+    attachments = (report,) if attach and report is not None and report.is_file() else ()
     report_line = f"리포트: {report.name}" + (" (메일에 첨부)" if attachments else "") if report else None
     tag = LEVEL_TAG[level]
     verdict_word = VERDICT_WORD.get(facts.verdict, facts.verdict)
@@ -179,7 +180,7 @@ WEEKLY_METRICS = {
 }
 
 
-def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None) -> Message:
+def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None, attach: bool = True) -> Message:
     rows = []
     if table_exists(con, "marts", "rpt_weekly_totals"):
         cur = con.execute(
@@ -194,7 +195,7 @@ def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | N
         f"{WEEKLY_METRICS[m]} {this or 0} (전주 {prev or 0})" for m, this, prev, _, _ in rows if m in WEEKLY_METRICS
     ]
     lines = [f"DMF Watch 주간 리포트 ({period})", " · ".join(figures) or "집계 없음"]
-    attachments = (report,) if report is not None and report.is_file() else ()
+    attachments = (report,) if attach and report is not None and report.is_file() else ()
     html_lines = list(lines[1:])
     if report is not None:
         lines.append(f"리포트: {report.name}")

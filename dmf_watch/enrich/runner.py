@@ -242,6 +242,36 @@ def read_marts(
     return value, None
 
 
+#: Why the client refused to call agy at all. On a re-run after a failed call for the same facts,
+#: such a refusal does not replace the failure: the day's run stays the one agy answered, so
+#: the report a re-run writes is the same (docs/ai-layer.md, "Re-runs").
+REFUSED_BEFORE_CALLING = frozenset({"circuit_open", "call_cap", "token_cap"})
+
+
+def earlier_call_failure(settings: Settings, as_of: date, kind: str, prompt_sha: str | None) -> dict[str, Any] | None:
+    """The latest run of the day when agy was called for these same facts and did not answer
+    (an error, a timeout, a quota refusal by agy itself)."""
+    if prompt_sha is None:
+        return None
+    con, _ = open_warehouse(settings)
+    if con is None:
+        return None
+    try:
+        with con:
+            store.ensure_schema(con)
+            latest = store.latest_run(con, as_of, kind)
+    except duckdb.Error:
+        return None
+    if (
+        latest
+        and latest["status"] != "OK"
+        and (latest.get("agy_call_count") or 0) > 0
+        and latest["prompt_sha256"] == prompt_sha
+    ):
+        return latest
+    return None
+
+
 def finish_without_call(
     settings: Settings,
     as_of: date,
@@ -261,6 +291,16 @@ def finish_without_call(
         existing = same_as_latest(settings, as_of, kind, status, reason, prompt_sha)
         if existing:
             return EnrichOutcome(existing["run_id"], as_of, kind, status, reason, detail=detail)
+        failed = earlier_call_failure(settings, as_of, kind, prompt_sha) if reason in REFUSED_BEFORE_CALLING else None
+        if failed:  # the retry was refused: the earlier failure stays the day's run, nothing is added
+            return EnrichOutcome(
+                failed["run_id"],
+                as_of,
+                kind,
+                failed["status"],
+                failed["skip_reason"],
+                detail=f"not retried ({reason}): {detail}",
+            )
     run_id = run_id or new_run_id(as_of, kind)
     run = base_run(
         run_id,

@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 
 from dmf_watch.core.config import Settings, today_in_seoul
+from dmf_watch.core.warehouse import table_exists
 from dmf_watch.notify import ledger as store
 from dmf_watch.notify.deliver import Delivery, send, write_outbox
 from dmf_watch.notify.destinations import Destination, NotifyConfig, load_notify_config
@@ -88,22 +89,52 @@ def _delivery_row(
     }
 
 
-def _messages(con, settings: Settings, as_of: date, cfg: NotifyConfig, run_failed: bool) -> list[Message]:
+def _messages(
+    con, settings: Settings, as_of: date, cfg: NotifyConfig, run_failed: bool, fresh: set[Path]
+) -> list[Message]:
+    """The day's messages; a report is attached only when it was just rendered from this
+    warehouse (`fresh`): a file written before cannot disagree with the text."""
     from dmf_watch.reports.daily_report import report_path
     from dmf_watch.reports.weekly_report import report_path as weekly_path
 
+    daily_report, weekly_report = report_path(settings.reports_dir, as_of), weekly_path(settings.reports_dir, as_of)
     out: list[Message] = []
     if not run_failed:
-        report = report_path(settings.reports_dir, as_of)
         owners = sorted({d.route.owner for d in cfg.destinations if d.route.owner})
         for owner in [None, *owners]:
-            daily = daily_message(con, as_of, report, cfg.empty_day, owner)
+            daily = daily_message(con, as_of, daily_report, cfg.empty_day, owner, attach=daily_report in fresh)
             if daily is not None:
                 out.append(daily)
         if as_of.weekday() == 0:
-            out.append(weekly_message(con, as_of, weekly_path(settings.reports_dir, as_of)))
+            out.append(weekly_message(con, as_of, weekly_report, attach=weekly_report in fresh))
     out += [alert_message(alert) for alert in store.alerts_for_day(con, as_of)]
     return out
+
+
+def _has_decision(con: duckdb.DuckDBPyConnection, as_of: date) -> bool:
+    """The day has a load verdict, so it has a report to attach (a day never loaded has none)."""
+    if not table_exists(con, "marts", "dmf_day_decisions"):
+        return False
+    return con.execute("select count(*) from marts.dmf_day_decisions where as_of_date = ?", [as_of]).fetchone()[0] > 0
+
+
+def _render_attachments(settings: Settings, as_of: date) -> set[Path]:
+    """Render the reports the messages attach from the warehouse the messages are written from,
+    so a mail's text and its xlsx cannot disagree (an xlsx written before a seed edit and a
+    rebuild said "2건" under a text saying "3건"). Rendering reads only the warehouse and gives
+    the same bytes for the same warehouse, so an unchanged day's file is rewritten identical.
+    Returns the reports rendered; one that failed is named but not attached."""
+    from dmf_watch.reports.daily_report import render_daily
+    from dmf_watch.reports.weekly_report import render_weekly
+
+    renders = [render_daily] + ([render_weekly] if as_of.weekday() == 0 else [])
+    rendered = set()
+    for render in renders:
+        try:
+            rendered.add(Path(render(settings, as_of)))
+        except Exception as exc:  # delivery goes on without a file that may be stale
+            log.error("notify %s: %s failed (%s); the message goes without its report", as_of, render.__name__, exc)
+    return rendered
 
 
 def notify_day(
@@ -147,7 +178,10 @@ def _notify_day(
         store.ensure_schema(con)
         raised = evaluate(con, as_of, scrub(run_error) if run_error is not None else None)
         outcome.alerts = [a["kind"] for a in raised]
-        messages = _messages(con, settings, as_of, cfg, run_error is not None)
+        reported = run_error is None and (bool(cfg.destinations) or outbox is not None) and _has_decision(con, as_of)
+    fresh = _render_attachments(settings, as_of) if reported else set()
+    with duckdb.connect(str(path)) as con:
+        messages = _messages(con, settings, as_of, cfg, run_error is not None, fresh)
         done = set() if resend else store.sent_keys(con, as_of)
 
     targets: list[tuple[Destination | None, Message]] = []

@@ -84,9 +84,11 @@ def daily_message(
     report: Path | None,
     empty_day: str = "line",
     owner: str | None = None,
+    attach: bool = True,
 ) -> Message | None:
     """The day's summary, or None when there is nothing to say (`empty_day = "none"`). With an
-    `owner`, the summary of that owner's items only, and None on an accepted day without any."""
+    `owner`, the summary of that owner's items only, and None on an accepted day without any.
+    The report is named, and attached when `attach` (it was rendered from this warehouse)."""
     facts: DayFacts = read_facts(con, as_of)
     if facts.verdict == "missing":
         return None  # no load for the day: there is no summary to give (a failed run alerts)
@@ -99,10 +101,11 @@ def daily_message(
     if owner is not None:
         if facts.verdict != "accepted" and not _rejection_alerted(con, as_of):
             return None  # a rejection streak reaches an owner once, on the day its alert was raised
-        return _owner_message(facts, summary, [a for a in actions if a.owned_by(owner)], as_of, report, owner)
+        mine = [a for a in actions if a.owned_by(owner)]
+        return _owner_message(facts, summary, mine, as_of, report, owner, attach)
     level = day_level(facts, int(summary.get("critical_count") or 0))
     headline = _ai_headline(con, as_of) if facts.verdict == "accepted" else None
-    attachments = (report,) if report is not None and report.is_file() else ()
+    attachments = (report,) if attach and report is not None and report.is_file() else ()
     report_line = f"리포트: {report.name}" + (" (메일에 첨부)" if attachments else "") if report else None
     tag = LEVEL_TAG[level]
     verdict_word = VERDICT_WORD.get(facts.verdict, facts.verdict)
@@ -195,7 +198,13 @@ def _rejection_alerted(con, as_of: date) -> bool:
 
 
 def _owner_message(
-    facts: DayFacts, summary: dict[str, Any], actions: list[Action], as_of: date, report: Path | None, owner: str
+    facts: DayFacts,
+    summary: dict[str, Any],
+    actions: list[Action],
+    as_of: date,
+    report: Path | None,
+    owner: str,
+    attach: bool,
 ) -> Message | None:
     """One owner's morning: the day's verdict and the action items of the terms they own, with
     their reasons. Nothing on an accepted day without any; a rejected day's verdict alone."""
@@ -214,7 +223,7 @@ def _owner_message(
         if len(actions) > MAX_ACTIONS:
             lines.append(f"- 외 {len(actions) - MAX_ACTIONS}건 — 리포트의 조치항목 시트에서 담당으로 거르세요")
         title = f"[DMF Watch]{LEVEL_TAG[level]} {as_of} {owner} 담당 {len(actions)}건"
-    attachments = (report,) if report is not None and report.is_file() else ()
+    attachments = (report,) if attach and report is not None and report.is_file() else ()
     if report is not None:
         lines.append(f"리포트: {report.name}")
     parts = [f"<p>{html.escape(lines[0])}</p>", f"<p><b>{html.escape(lines[1])}</b></p>"]
@@ -247,7 +256,7 @@ WEEKLY_METRICS = {
 }
 
 
-def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None) -> Message:
+def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None, attach: bool = True) -> Message:
     rows = []
     if table_exists(con, "marts", "rpt_weekly_totals"):
         cur = con.execute(
@@ -262,7 +271,7 @@ def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | N
         f"{WEEKLY_METRICS[m]} {this or 0} (전주 {prev or 0})" for m, this, prev, _, _ in rows if m in WEEKLY_METRICS
     ]
     lines = [f"DMF Watch 주간 리포트 ({period})", " · ".join(figures) or "집계 없음"]
-    attachments = (report,) if report is not None and report.is_file() else ()
+    attachments = (report,) if attach and report is not None and report.is_file() else ()
     html_lines = list(lines[1:])
     if report is not None:
         lines.append(f"리포트: {report.name}")

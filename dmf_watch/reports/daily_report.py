@@ -511,7 +511,9 @@ def write_operations(
     back_link(ws, f, 4, dashboard)
     r = write_table(ws, f, top, LOAD_COLS, _load_rows(loads))
     r += 2
-    ws.write_string(r, 0, "AI(agy) 호출과 토큰", f.section)
+    ws.write_string(
+        r, 0, "AI(agy) 호출과 토큰 — 보고서에 쓰인 답의 호출만 (실패·재시도는 enrichment.agy_calls)", f.section
+    )
     r += 1
     total_cols = [
         Col("호출 수", "calls", "int"),
@@ -529,7 +531,7 @@ def write_operations(
         r += 1
     r += 1
     calls = _labelled(calls, status=AGY_STATUS_LABEL)
-    return write_table(ws, f, r, CALL_COLS, calls, main=False, empty_text="AI 호출 없음")
+    return write_table(ws, f, r, CALL_COLS, calls, main=False, empty_text="답을 쓴 AI 호출 없음")
 
 
 ALERT_COLS = [

@@ -57,6 +57,45 @@ def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
+# The ingredient terms of the watchlist and the registrations each matches, as the build matched
+# them: every "term (stage)" entry of the marts' watch_matches (the registry now, and every
+# event, so a withdrawn registration keeps the terms that covered it). Applicant and
+# manufacturer entries are left out: `--ingredient` asks about ingredients.
+WATCHED_INGREDIENT_TERMS = f"""
+    with
+
+    watched as (
+
+        select dmf_key, watch_matches from {MARTS}.dmf_registrations where watch_matches is not null
+        union
+        select dmf_key, watch_matches from {MARTS}.dmf_events where watch_matches is not null
+
+    ),
+
+    entries as (
+
+        select dmf_key, unnest(string_split(watch_matches, ', ')) as entry
+        from watched
+
+    ),
+
+    parsed as (
+
+        select
+            dmf_key,
+            regexp_extract(entry, '^(.+) \\(([a-z_]+)\\)$', 1) as watch_term,
+            regexp_extract(entry, '^(.+) \\(([a-z_]+)\\)$', 2) as match_stage
+
+        from entries
+
+    )
+
+    select distinct dmf_key, watch_term
+    from parsed
+    where match_stage not in ('', 'applicant', 'manufacturer')
+"""
+
+
 def find_keys(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -65,11 +104,21 @@ def find_keys(
     applicant: str | None = None,
 ) -> list[str]:
     """dmf_keys whose any version matches: a number exactly (or as a prefix), an ingredient or
-    an applicant name as a case-insensitive substring, an applicant also by BIZRNO."""
+    an applicant name as a case-insensitive substring, an applicant also by BIZRNO. An
+    ingredient text also finds what the watchlist terms containing it match (any script: the
+    English "Formoterol" finds the Korean names the term "Formoterol Fumarate" matched), so a
+    person can look up a watch term in the watchlist's own words."""
     if permit_no:
         where, params = "permit_no = ? or starts_with(permit_no, ?)", [permit_no.strip(), permit_no.strip()]
     elif ingredient:
-        where, params = "contains(lower(ingredient_name), lower(?))", [ingredient.strip()]
+        where, params = (
+            f"""contains(lower(ingredient_name), lower(?))
+            or dmf_key in (
+                select dmf_key from ({WATCHED_INGREDIENT_TERMS})
+                where contains(lower(watch_term), lower(?))
+            )""",
+            [ingredient.strip(), ingredient.strip()],
+        )
     elif applicant:
         where, params = (
             "contains(lower(applicant), lower(?)) or applicant_bizrno = ?",
@@ -88,6 +137,20 @@ def find_keys(
         params,
     ).fetchall()
     return [key for key, _ in rows]
+
+
+def watch_terms_containing(con: duckdb.DuckDBPyConnection, text: str) -> list[str]:
+    """The watchlist's ingredient terms that contain `text` (case-insensitive) and match a
+    registration: what `dmf history --ingredient` names when a watch term widened its search."""
+    rows = con.execute(
+        f"""
+        select distinct watch_term from ({WATCHED_INGREDIENT_TERMS})
+        where contains(lower(watch_term), lower(?))
+        order by watch_term
+    """,
+        [text.strip()],
+    ).fetchall()
+    return [term for (term,) in rows]
 
 
 def timeline(con: duckdb.DuckDBPyConnection, dmf_key: str, until: date | None = None) -> Timeline:
@@ -202,6 +265,9 @@ def history_text(
                 "to see which days are loaded."
             )
         blocks = [format_timeline(timeline(con, key)) for key in keys[:MAX_MATCHES]]
+        terms = watch_terms_containing(con, ingredient) if ingredient else []
+    if terms:
+        blocks.insert(0, "관심목록 용어 " + ", ".join(terms) + "에 해당하는 등록을 포함합니다.")
     if len(keys) > MAX_MATCHES:
         blocks.append(f"외 {len(keys) - MAX_MATCHES}건 — --permit-no 로 좁혀 보세요.")
     return "\n\n".join(blocks)

@@ -323,8 +323,15 @@ def ai_run(con, tables: Tables, as_of: date, kind: str) -> Row | None:
     )
 
 
+# The reports show the agy calls of the runs whose answers they show (status OK), never those of
+# a failed or refused step: a re-run retries a failed step, and when the retry fails the same way
+# the report must not change (docs/ai-layer.md, "Re-runs"). Every attempt stays in
+# enrichment.agy_calls and in the run's log under state/agy_runs/.
+_ANSWERED_RUNS = f"run_id in (select run_id from {ENRICHMENT}.enrichment_run where status = 'OK')"
+
+
 def ai_calls(con, tables: Tables, first_day: date, last_day: date) -> list[Row]:
-    if not tables.agy_calls:
+    if not (tables.agy_calls and tables.enrichment_run):
         return []
     return fetch(
         con,
@@ -333,7 +340,7 @@ def ai_calls(con, tables: Tables, first_day: date, last_day: date) -> list[Row]:
                effort, transport, turns, input_tokens, output_tokens, cached_tokens,
                thinking_tokens, total_tokens, schema_valid
         from {ENRICHMENT}.agy_calls
-        where as_of_date between ? and ?
+        where as_of_date between ? and ? and {_ANSWERED_RUNS}
         order by as_of_date, started_at, call_id
     """,
         [first_day, last_day],
@@ -341,7 +348,7 @@ def ai_calls(con, tables: Tables, first_day: date, last_day: date) -> list[Row]:
 
 
 def ai_call_totals(con, tables: Tables, first_day: date, last_day: date) -> Row:
-    if not tables.agy_calls:
+    if not (tables.agy_calls and tables.enrichment_run):
         return {
             "calls": 0,
             "failed_calls": 0,
@@ -366,7 +373,7 @@ def ai_call_totals(con, tables: Tables, first_day: date, last_day: date) -> Row:
             coalesce(sum(total_tokens), 0) as total_tokens,
             coalesce(sum(duration_s), 0) as duration_s
         from {ENRICHMENT}.agy_calls
-        where as_of_date between ? and ?
+        where as_of_date between ? and ? and {_ANSWERED_RUNS}
     """,
         [first_day, last_day],
     )

@@ -66,6 +66,7 @@ registry as (
         keyed.permit_derivation,
         watched.on_watchlist,
         watched.watch_terms,
+        watched.watch_matches,
         watched.watch_owners,
         first_seen.first_seen_as_of,
         last_changed.last_event_as_of,

@@ -177,3 +177,29 @@ def test_a_quota_error_opens_the_circuit_and_the_next_day_makes_no_call(real_dat
     assert all(cell.data_type != "f" for cell in cells)
     values = {cell.value for cell in cells}
     assert "'" + HOSTILE_MANUFACTURER in values and "'" + HOSTILE_INGREDIENT in values
+
+
+@pytest.mark.parametrize("mode", ["error", "quota"])
+def test_a_rerun_after_a_failed_ai_step_writes_the_same_report_and_the_calls_stay_in_agy_calls(
+    real_data_dir, tmp_path, monkeypatch, mode
+):
+    log = fake_env(monkeypatch, tmp_path, mode)
+    settings = settings_in(tmp_path)
+    source = DaysSource(real_days(real_data_dir))
+    run_days(settings, source, [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
+    report = settings.reports_dir / "dmf_daily_20261008.xlsx"
+    first_bytes, first_calls = report.read_bytes(), len(fake_calls(log))
+    assert first_calls >= 1
+
+    (rerun,) = run_days(settings, source, [(DAY_2, None)], SERVICE_KEY)
+
+    assert rerun.exit_code == 0
+    assert report.read_bytes() == first_bytes
+    # an agy error is retried once per re-run; a quota error opened the circuit: no call until it closes
+    assert (len(fake_calls(log)) > first_calls) == (mode == "error")
+    recorded = query(settings, "select count(*) from enrichment.agy_calls where as_of_date = ?", [DAY_2])
+    assert recorded == [(len(fake_calls(log)),)]  # every attempt is in the audit table
+    reasons = query(
+        settings, "select distinct skip_reason from enrichment.enrichment_run where as_of_date = ?", [DAY_2]
+    )
+    assert reasons == [("agy_error" if mode == "error" else "quota",)]

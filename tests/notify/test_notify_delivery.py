@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import logging
+import re
 import shutil
 import zipfile
 from datetime import date, timedelta
@@ -341,3 +342,62 @@ def test_a_run_that_fails_before_loading_still_raises_its_alert_and_keeps_exit_1
     assert len(err) == 2 and "MFDS_SERVICE_KEY" in err[0]
     assert [r["json"]["title"] for r in hook.requests] == ["[DMF Watch] 경고: 일일 작업 실패 (2026-11-26)"]
     assert "MFDS_SERVICE_KEY" in hook.requests[0]["json"]["message"]
+
+
+def project_with_rule(tmp_path, old: str, new: str):
+    """A copy of the dbt project whose severity_rules.csv has one rule edited (an analyst's re-scoring)."""
+    root = tmp_path / "project"
+    project = load_settings({}).project_dir
+    for name in ("models", "macros", "seeds", "snapshots", "dbt_project.yml", "profiles.yml"):
+        source = project / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, root / name)
+    shutil.copytree(project / "tests" / "dbt", root / "tests" / "dbt")
+    rules = root / "seeds" / "severity_rules.csv"
+    text = rules.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    rules.write_text(text.replace(old, new), encoding="utf-8")
+    return root
+
+
+def action_tags(xlsx: bytes) -> list[str]:
+    """The 중요도 cell of each row of the attached report's 조치항목 sheet."""
+    sheet = openpyxl.load_workbook(io.BytesIO(xlsx), read_only=True)["조치항목"]
+    rows = list(sheet.iter_rows(min_row=4, values_only=True))
+    assert rows[0][0] == "중요도"
+    return [str(row[0]) for row in rows[1:] if row and row[0] and row[0] != "조치할 항목 없음"]
+
+
+def test_after_a_rescoring_the_mail_attaches_a_report_with_the_counts_of_its_text(built, tmp_path, monkeypatch, capsys):
+    from dmf_watch.commands.build import build
+
+    settings, _ = copy_of(built, tmp_path)
+    report = settings.reports_dir / f"dmf_daily_{DAY_2:%Y%m%d}.xlsx"
+    before = action_tags(report.read_bytes())
+    assert before.count("긴급 · 관심") == 2  # the watched withdrawal and the replaced manufacturer
+
+    # The analyst re-scores a watched withdrawal as HIGH and rebuilds; nobody runs `dmf report`.
+    rescored = project_with_rule(
+        tmp_path,
+        "10,WITHDRAWN,,true,,,CRITICAL,",
+        "10,WITHDRAWN,,true,,,HIGH,",
+    )
+    assert build(dataclasses.replace(settings, project_dir=rescored)).success
+    assert action_tags(report.read_bytes()) == before  # the file on disk is the old scoring
+
+    with SmtpServer("dmf", PASSWORD) as smtp:
+        cli_env(monkeypatch, settings, [smtp.url()])
+        assert cli.main(["notify", "--as-of", DAY_2.isoformat()]) == 0
+        assert "1 delivered" in capsys.readouterr().out
+    mail = smtp.inbox.messages[0]
+    body = mail.get_body(preferencelist=("plain",)).get_content()
+    (attachment,) = list(mail.iter_attachments())
+    attached = action_tags(attachment.get_content())
+
+    text_critical = int(re.search(r"긴급 (\d+) · 관심목록", body).group(1))
+    text_actions = int(re.search(r"조치 목록 \(긴급·높음·관심목록 (\d+)건\)", body).group(1))
+    assert (text_critical, text_actions) == (1, 2)
+    assert sum(tag.startswith("긴급") for tag in attached) == text_critical
+    assert len(attached) == text_actions
+    assert attached == ["긴급 · 관심", "높음 · 관심"]
+    # the file on disk has the same actions (rendered again after sending, to list the delivery)
+    assert action_tags(report.read_bytes()) == attached

@@ -36,7 +36,7 @@ from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
 from dmf_watch.core.interrupts import deferred_interruptions
 from dmf_watch.core.storage import is_write_failure_text, write_failure_message
-from dmf_watch.core.warehouse import RAW_DATASET, table_exists
+from dmf_watch.core.warehouse import NO_LOAD_ADVICE, RAW_DATASET, holds_a_load, table_exists
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,14 @@ BUILD_RUNS_TABLE = "build_runs"
 # Models that read only seeds and no var: the same seed files, macros and SQL give the same
 # table, so the morning build leaves them out with the seeds (a test holds this list to dbt's graph).
 SEED_ONLY_MODELS = ("int_watch_terms_latin_keyed", "int_watchlist_terms")
+
+
+# The start of the line the hook check_loads_stored (macros/loads_stored.sql) stops dbt with.
+NO_LOAD_MARKER = "holds no load yet"
+
+
+class NoLoadStored(DmfError):
+    """dbt stopped before anything ran: the warehouse holds no load (nothing to build or record)."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +170,9 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
     output = invocation.output
     if invocation.returncode != 0 and is_write_failure_text(output):
         raise DmfError(write_failure_message(settings, text=output))
+    if invocation.returncode != 0 and NO_LOAD_MARKER in output:
+        line = next(line.strip() for line in output.splitlines() if NO_LOAD_MARKER in line)
+        raise NoLoadStored(line)
     if not hasattr(invocation.result, "results"):
         last = output.strip().splitlines()[-1:] or ["no output"]
         raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
@@ -251,6 +262,8 @@ def build(
             morning=new_loads_only,
             manifest=manifest,
         )
+    except NoLoadStored:
+        raise  # dbt stopped before making anything: there is no build to record
     except (DmfError, KeyboardInterrupt) as error:
         with deferred_interruptions():  # a build stopped half-way is recorded, so nothing reads its marts
             record_build(
@@ -537,9 +550,11 @@ def record_build(
 def unpublishable_reason(settings: Settings) -> str | None:
     """Why the marts must not be read now (never built, or the last build failed); None if fine."""
     if not settings.duckdb_path.is_file():
-        return f"the warehouse {settings.duckdb_path} does not exist; run `dmf build` first."
+        return f"the warehouse {settings.duckdb_path} does not exist: {NO_LOAD_ADVICE}."
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         if not table_exists(con, "marts", "dmf_loads"):
+            if not holds_a_load(con):
+                return f"the warehouse {settings.duckdb_path} holds no load yet: {NO_LOAD_ADVICE}."
             return f"the warehouse {settings.duckdb_path} has not been built; run `dmf build` first."
         if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE):
             return None  # built before builds were recorded

@@ -1,12 +1,13 @@
 """`dmf build`: `dbt build` on the project, against the configured warehouse.
 
 dbt's own tests are the integrity gates. When the gate test fails, dbt skips every model that
-publishes events; the build then records the load as rejected on purpose
-(`dbt run-operation record_gate_rejections`, which finds int_load_signals through dbt's graph
-and fails when it cannot: a rejection that silently went unrecorded would make every later
-build compare with the rejected load). One more build then brings the marts in line with
-that verdict (the rejected load shown as such, the previous
-accepted state still published), so every later step sees a consistent warehouse.
+publishes events, and dbt itself records the load as rejected: the on-run-end hook
+record_fired_gates (macros/gate_rejections.sql) reads the run's results, finds int_load_signals
+through dbt's graph and fails when it cannot (a rejection that silently went unrecorded would
+make every later build compare with the rejected load). So plain `dbt build` and this command
+record the same verdicts; this module only reads what the hook did. One more build then brings
+every mart in line with that verdict (the gate test passes, the day's summary is written), and
+after a backfill judges each later load against the last accepted one.
 
 dbt runs in this process (dbtRunner), not in a child: a child pays Python's and dbt's start-up
 on every build (about 2 s a build on a 5-day warehouse, 13.5 s → 11.4 s). dbt-duckdb keeps its DuckDB
@@ -50,6 +51,8 @@ SEED_ONLY_MODELS = ("int_watch_terms_latin_keyed", "int_watchlist_terms")
 
 # The start of the line the hook check_loads_stored (macros/loads_stored.sql) stops dbt with.
 NO_LOAD_MARKER = "holds no load yet"
+# The start of every reason the hook record_fired_gates gives for not recording a rejection.
+UNRECORDED_MARKER = "cannot record the gate rejection:"
 
 
 class NoLoadStored(DmfError):
@@ -62,6 +65,7 @@ class BuildOutcome:
     gate_fired: bool
     failures: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the gate hook said it recorded
 
     def summary(self) -> str:
         parts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
@@ -173,6 +177,12 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
     if invocation.returncode != 0 and NO_LOAD_MARKER in output:
         line = next(line.strip() for line in output.splitlines() if NO_LOAD_MARKER in line)
         raise NoLoadStored(line)
+    if invocation.returncode != 0 and UNRECORDED_MARKER in output:
+        raise DmfError(
+            f"an integrity gate fired but the rejection could not be recorded ({_operation_message(output)}); "
+            f"nothing was published. Fix the dbt project and run `dmf build` again "
+            f"(details in {settings.state_dir / 'logs' / 'dbt.log'})."
+        )
     if not hasattr(invocation.result, "results"):
         last = output.strip().splitlines()[-1:] or ["no output"]
         raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
@@ -187,7 +197,10 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
             name = unique_id.split(".")[-1] if unique_id.count(".") < 3 else unique_id.split(".")[2]
             failures.append(f"{name}: {(result.message or status).splitlines()[0]}")
         gate_fired = gate_fired or (status == "fail" and f".{GATE_TEST}" in unique_id)
-    return BuildOutcome(success=invocation.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts)
+    notes = [line[line.index("gate rejections:") :] for line in output.splitlines() if "gate rejections:" in line]
+    return BuildOutcome(
+        success=invocation.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts, notes=notes
+    )
 
 
 def _write_run_results(settings: Settings, invocation: DbtInvocation) -> None:
@@ -435,43 +448,25 @@ def _build(
     outcome = build_once()
     if not outcome.gate_fired:
         return outcome, outcome.success
-    # Record the earliest fired load, then build again: a later new load (several are new
-    # after a backfill) was compared with it, so each round judges the next load against the
-    # last accepted one, as day-by-day builds would. Every round records one load or ends, so
-    # the rounds are bounded by the loads a build can hold.
+    # dbt's on-run-end hook recorded the earliest fired load. Build again: a later new load
+    # (several are new after a backfill) was compared with it, so each round judges the next load
+    # against the last accepted one, as day-by-day builds would. Every round records one load or
+    # ends, so the rounds are bounded by the loads a build can hold.
     first = outcome
-    recorded = record_gate_rejection(settings, manifest)
+    recorded = _rejected_load_count(settings)
+    for note in first.notes:
+        log.info("build: %s", note)
     while True:
         after = build_once()
         if not after.gate_fired:
             break
-        now = record_gate_rejection(settings, manifest)
+        now = _rejected_load_count(settings)
         if now <= recorded:
             break
         log.info("build: an integrity gate fired again on a later load; building once more")
         recorded = now
     failures = first.failures if after.success else after.failures
     return BuildOutcome(False, True, failures, after.counts), after.success
-
-
-def record_gate_rejection(settings: Settings, manifest: Any = None) -> int:
-    """Records the earliest fired, unrecorded load as rejected; returns how many loads are now.
-
-    Raises DmfError when the macro cannot (int_load_signals missing, ephemeral, not a table or
-    view): the build then fails as a whole, since publishing on top of an unrecorded rejection
-    would compare every later load with the rejected one.
-    """
-    done = invoke_dbt(settings, "run-operation record_gate_rejections", manifest=manifest)
-    if done.returncode != 0:
-        if is_write_failure_text(done.output):
-            raise DmfError(write_failure_message(settings, text=done.output))
-        raise DmfError(
-            f"an integrity gate fired but the rejection could not be recorded ({_operation_message(done.output)}); "
-            f"nothing was published. Fix the dbt project and run `dmf build` again "
-            f"(details in {settings.state_dir / 'logs' / 'dbt.log'})."
-        )
-    log.info("build: %s", _operation_message(done.output) if done.output.strip() else "rejection recorded")
-    return _rejected_load_count(settings)
 
 
 def _operation_message(output: str) -> str:

@@ -87,7 +87,7 @@ RESULT_KINDS = ("models built", "tests passed", "failed", "skipped")
 
 
 def _result_kind(resource_type: str, status: str) -> str | None:
-    if status in {"error", "fail", "runtime error"}:
+    if status in {"error", "fail"}:
         return "failed"
     if status == "skipped":
         return "skipped"
@@ -486,6 +486,8 @@ def _build(
         after = build_once()
         if not after.gate_fired:
             break
+        for note in after.notes:
+            log.info("build: %s", note)
         now = _rejected_load_count(settings)
         if now <= recorded:
             break

@@ -1,10 +1,12 @@
-{#- A gate that fires fails `dbt build` (tests on int_load_signals), which skips every model
-    that publishes events. The build (dmf_watch/commands/build.py) then calls
-    `dbt run-operation record_gate_rejections` to make the rejection stick: the fired load's
-    signals are recorded in the raw layer, so the next build compares new loads with the last accepted one
-    and a full refresh reproduces the same history. A build holding several new loads (a
-    backfill) records one rejection per build, the earliest, so each later load is judged
-    against the loads that were really accepted before it. -#}
+{#- A gate that fires fails `dbt build` (the test assert_no_integrity_gate_fired), which skips
+    every model that publishes events; dmf_loads already shows the load as rejected by the
+    signals that fired. The on-run-end hook `record_fired_gates(results)` then makes the
+    rejection stick, in every dbt command that ran the gate test (plain `dbt build` as much as
+    `dmf build`): the fired load's signals are recorded in the raw layer, so the next build
+    compares new loads with the last accepted one and a full refresh reproduces the same
+    history. A build holding several new loads (a backfill) records one rejection per build, the
+    earliest, so each later load is judged against the loads that were really accepted before it
+    (`dmf build` builds again until no new rejection is recorded). -#}
 
 {% macro raw_schema() -%}
     {{ return(var('raw_schema', 'mfds_raw')) }}
@@ -61,10 +63,39 @@
 {%- endmacro %}
 
 
+{% macro record_fired_gates(results) -%}
+    {#- on-run-end hook: when the gate test failed in this command, records the earliest fired
+        load that is neither recorded nor accepted by a person, and logs which one. Idempotent:
+        a load already recorded is never recorded again, so a second build (or hook) adds
+        nothing. The gate test is found by its name in dbt's graph; a project without it is an
+        error, never a silent no-op. Renders no SQL of its own. -#}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set gate_test = 'assert_no_integrity_gate_fired' -%}
+    {%- set gates = graph.nodes.values()
+        | selectattr('resource_type', 'equalto', 'test')
+        | selectattr('name', 'equalto', gate_test)
+        | list -%}
+    {%- if gates | length != 1 -%}
+        {{ exceptions.raise_compiler_error(
+            'cannot record the gate rejection: the project has no test ' ~ gate_test) }}
+    {%- endif -%}
+    {%- set fired = results
+        | selectattr('node.unique_id', 'equalto', gates[0].unique_id)
+        | selectattr('status', 'equalto', 'fail')
+        | list -%}
+    {%- if fired | length > 0 -%}
+        {%- do record_gate_rejections() -%}
+    {%- endif -%}
+    {{ return('') }}
+{%- endmacro %}
+
+
 {% macro record_gate_rejections() -%}
-    {#- `dbt run-operation record_gate_rejections`, called by the build (dmf_watch/commands/build.py)
-        right after the gate test failed. Records the earliest fired load that is neither
-        recorded nor accepted by a person, and logs which one (or that none was new). -#}
+    {#- Records the earliest fired load that is neither recorded nor accepted by a person, and
+        logs which one (or that none was new). Called by the on-run-end hook after the gate test
+        failed; `dbt run-operation record_gate_rejections` does the same by hand. -#}
     {%- if not execute -%}
         {{ return(none) }}
     {%- endif -%}
@@ -84,6 +115,7 @@
     {%- endset -%}
     {%- set found = run_query(earliest) -%}
     {%- if found.rows | length == 0 -%}
+        {%- do adapter.commit() -%}
         {%- do log('gate rejections: no new fired load to record', info=true) -%}
         {{ return(none) }}
     {%- endif -%}
@@ -98,5 +130,6 @@
     {%- endset -%}
     {%- do run_query(insert) -%}
     {%- do adapter.commit() -%}
-    {%- do log('gate rejections: recorded load ' ~ load_id ~ ' from ' ~ signals, info=true) -%}
+    {%- do log('gate rejections: recorded load ' ~ load_id ~ ' as rejected (from ' ~ signals ~ '); '
+        ~ 'the marts show it rejected, and every later build compares with the last accepted load', info=true) -%}
 {%- endmacro %}

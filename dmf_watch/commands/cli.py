@@ -196,6 +196,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf_watch.commands.build import build
 
         outcome = build(settings, full_refresh=args.full_refresh, unit_tests=True)
+        log.info("build %s", outcome.summary())
         print(outcome.summary())
         if args.as_of is not None:
             print(_built_verdict(settings, args.as_of))
@@ -461,12 +462,22 @@ def main(argv: list[str] | None = None) -> int:
     except DmfError as error:
         print(f"dmf: {_scrub(str(error))}", file=sys.stderr)
         return error.exit_code
+    code = _main(args, settings)
+    # the last line of every command in dmf.log: what cron saw, beside the lines of its steps
+    log.info("%s exit %d", _command_line(args), code)
+    return code
+
+
+def _main(args: argparse.Namespace, settings: Settings) -> int:
+    """The command, its failure as one line on stderr (and in dmf.log), and its exit code."""
     log_dir = settings.state_dir / "logs"
     try:
         return _run(args, settings)
     except DmfError as error:
         disk = write_failure(error, settings)
-        print(f"dmf: {_scrub(disk or str(error))}", file=sys.stderr)
+        line = _scrub(disk or str(error))
+        log.error("%s %s", _command_line(args), " ".join(line.splitlines()))
+        print(f"dmf: {line}", file=sys.stderr)
         return 1 if disk else error.exit_code
     except RunInterrupted as stopped:
         day = getattr(args, "as_of", None)

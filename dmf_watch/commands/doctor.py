@@ -17,6 +17,7 @@ import duckdb
 
 from dmf_watch.core.config import Settings
 from dmf_watch.core.url_policy import base_url_problem
+from dmf_watch.core.warehouse import NO_LOAD_ADVICE, holds_a_load
 from dmf_watch.pipelines.mfds.helpers import ApiError, MfdsClient, redact
 from dmf_watch.pipelines.mfds.settings import RetryPolicy
 
@@ -120,6 +121,8 @@ def check_warehouse(duckdb_path: Path, backup_dir: Path | None = None) -> list[S
                 ).fetchall()
             }
             if not {"dmf_day_decisions", "dmf_events", "dmf_daily_summary"} <= tables:
+                if not holds_a_load(con):
+                    return [SetupCheck("warehouse", BAD, f"{duckdb_path} holds no load yet: {NO_LOAD_ADVICE}.")]
                 return [SetupCheck("warehouse", BAD, f"{duckdb_path} is readable but not built: run `dmf build`.")]
             last = con.execute(
                 "select as_of_date, verdict, reason from marts.dmf_day_decisions order by as_of_date desc limit 1"

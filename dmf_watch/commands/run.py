@@ -8,6 +8,7 @@ Python only sequences the steps and turns the verdict into an exit code.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -67,6 +68,7 @@ def run_day(
     before it raises; a delivery failure never changes the outcome."""
     from dmf_watch.notify.day import notify_day
 
+    echo = _logged(echo, service_key)
     stage = Stage()
     try:
         outcome = _run_day(settings, as_of, service_key=service_key, echo=echo, stage=stage)
@@ -91,6 +93,23 @@ def run_day(
             echo(f"{as_of}  notify  {notify_day(settings, as_of, run_error=why, outbox=outbox).summary()}")
         raise
     return outcome
+
+
+def _logged(echo: Echo, service_key: str | None) -> Echo:
+    """Each step's line (load verdict, build result, enrich, report paths, notify, backup, a
+    rejection) is also a line of dmf.log, so the log tells every morning's story on its own:
+    one line each, line breaks flattened, never the service key."""
+
+    key = service_key or os.environ.get("MFDS_SERVICE_KEY")
+
+    def both(line: str) -> None:
+        flat = " ".join(line.splitlines())
+        if key:
+            flat = flat.replace(key, "***")
+        log.info("run %s", flat)
+        echo(line)
+
+    return both
 
 
 @dataclass

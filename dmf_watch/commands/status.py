@@ -18,7 +18,7 @@ import duckdb
 from dmf_watch.commands.load_dates import live_load_problem, load_dates, withdraw_command
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import DmfError
-from dmf_watch.core.warehouse import RAW_DATASET, table_exists
+from dmf_watch.core.warehouse import NO_LOAD_ADVICE, RAW_DATASET, holds_a_load, table_exists
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
 AI_NEEDS_PERSON = frozenset(
@@ -172,6 +172,8 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
         with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
             built = table_exists(con, "marts", "dmf_day_decisions", "dmf_daily_summary")
             if not built:
+                if not holds_a_load(con):
+                    raise DmfError(f"{settings.duckdb_path} holds no load yet: {NO_LOAD_ADVICE}.")
                 raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)
             first_load, latest = con.execute("select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()

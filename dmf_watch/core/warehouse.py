@@ -17,6 +17,10 @@ import duckdb
 # The schema of the raw layer: the dlt dataset the loader writes (pipelines.mfds.settings) and
 # every later stage reads; here so that a stage can name it without importing the loader and dlt.
 RAW_DATASET = "mfds_raw"
+# The raw tables a stored load leaves (the loader's); without them there is nothing to build, and
+# dbt's first on-run-start hook (macros/loads_stored.sql) stops any dbt command at once.
+LOADER_TABLES = ("dmf_item_versions", "dmf_load_items", "load_runs")
+NO_LOAD_ADVICE = "load first with `dmf run` (or `dmf load`), or try `dmf demo`"
 
 
 def table_exists(con: duckdb.DuckDBPyConnection, schema: str, *names: str) -> bool:
@@ -37,3 +41,9 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -
     cur = con.execute(sql, list(params))
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def holds_a_load(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the raw layer holds what a load stores (a fresh warehouse, or one a `dbt build` was
+    run on before any load, holds none: it needs a load, not a build)."""
+    return table_exists(con, RAW_DATASET, *LOADER_TABLES)

@@ -23,6 +23,36 @@ decisions as (
 
 ),
 
+recorded_gate_signals as (
+
+    select * from {{ ref('stg_mfds__rejected_load_signals') }}
+
+),
+
+current_signals as (
+
+    select * from {{ ref('int_load_signals') }}
+
+),
+
+fired_gate_signals as (
+
+    {#- The gates that fired on a load: recorded when a build rejected it, or firing in this very
+        build (the gate test fails, and its on-run-end hook records them after the build), so the
+        verdict is the same on the build whose gate fires as on every build after it. -#}
+    select load_id, signal_id, observed, baseline_text
+    from recorded_gate_signals
+    where is_gate and fired
+
+    union all
+
+    select load_id, signal_id, observed, baseline_text
+    from current_signals
+    where is_gate and fired and not accepted_by_person
+        and load_id not in (select load_id from recorded_gate_signals)
+
+),
+
 gate_rejections as (
 
     select
@@ -33,8 +63,7 @@ gate_rejections as (
             '; ' order by signal_id
         ) as gate_reason
 
-    from {{ ref('stg_mfds__rejected_load_signals') }}
-    where is_gate and fired
+    from fired_gate_signals
     group by load_id
 
 ),

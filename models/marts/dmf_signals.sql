@@ -25,7 +25,9 @@ signals as (
 
     select
         {{ signal_column_list() }}
-        false as load_rejected
+        -- a gate firing on this very build: the load is rejected (its on-run-end hook records it)
+        coalesce(bool_or(is_gate and fired and not accepted_by_person) over (partition by load_id), false)
+            as load_rejected
 
     from current_signals
 

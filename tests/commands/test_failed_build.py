@@ -16,6 +16,7 @@ import pytest
 
 from dmf_watch.commands.build import build
 from dmf_watch.core.errors import DmfError
+from dmf_watch.core.warehouse import LOADER_TABLES
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, query, run_days
 
@@ -136,13 +137,19 @@ def test_after_a_failed_build_report_refuses_in_one_line_and_run_renders_nothing
     assert dmf(good, "report", "--as-of", str(DAY_2)).returncode == 0
 
 
-def test_report_on_an_unbuilt_warehouse_says_to_build_first(tmp_settings):
+def test_report_on_an_unbuilt_warehouse_says_to_load_or_to_build_first(tmp_settings):
     missing = dmf(tmp_settings, "report", "--as-of", str(DAY_2))
-    assert missing.returncode == 1 and "run `dmf build` first" in missing.stderr
+    assert missing.returncode == 1 and "does not exist: load first with `dmf run`" in missing.stderr
     tmp_settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)  # the lock file may have made it
     import duckdb
 
     duckdb.connect(str(tmp_settings.duckdb_path)).close()
     empty = dmf(tmp_settings, "report", "--as-of", str(DAY_2))
-    assert empty.returncode == 1 and "has not been built; run `dmf build` first" in empty.stderr
+    assert empty.returncode == 1 and "holds no load yet: load first with `dmf run`" in empty.stderr
     assert empty.stderr.strip().count("\n") == 0
+    with duckdb.connect(str(tmp_settings.duckdb_path)) as con:  # a load stored, never built
+        con.execute("create schema mfds_raw")
+        for table in LOADER_TABLES:
+            con.execute(f"create table mfds_raw.{table} (load_id varchar)")
+    unbuilt = dmf(tmp_settings, "report", "--as-of", str(DAY_2))
+    assert unbuilt.returncode == 1 and "has not been built; run `dmf build` first" in unbuilt.stderr

@@ -15,6 +15,7 @@ import pytest
 
 from dmf_watch.commands.doctor import BAD, OK, WARN, check_api, check_reports_dir, check_warehouse, run_setup_doctor
 from dmf_watch.commands.status import day_statuses, format_table
+from dmf_watch.core.warehouse import LOADER_TABLES
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, run_days, settings_in
 
@@ -129,7 +130,12 @@ def test_doctor_checks_the_warehouse_and_the_reports_dir(warehouse, tmp_path):
     unbuilt = tmp_path / "empty.duckdb"
     import duckdb
 
-    duckdb.connect(str(unbuilt)).close()
+    duckdb.connect(str(unbuilt)).close()  # no load yet: a build would have nothing to build
+    assert "holds no load yet: load first with `dmf run`" in check_warehouse(unbuilt)[0].message
+    with duckdb.connect(str(unbuilt)) as con:  # a load stored, never built (a run stopped between the two)
+        con.execute("create schema mfds_raw")
+        for table in LOADER_TABLES:
+            con.execute(f"create table mfds_raw.{table} (load_id varchar)")
     assert "run `dmf build`" in check_warehouse(unbuilt)[0].message
     assert check_warehouse(tmp_path / "none.duckdb")[0].level == BAD
     assert check_reports_dir(tmp_path / "out").level == OK

@@ -1,6 +1,6 @@
-"""The gate verdict is recorded on purpose and cannot vanish: after the gate test fails, the build
-calls `dbt run-operation record_gate_rejections`, which finds int_load_signals through dbt's graph
-(so a renamed schema is followed) and fails the build loudly when the relation is not there.
+"""The gate verdict is recorded on purpose and cannot vanish: after the gate test fails, dbt's
+on-run-end hook record_fired_gates records the load, finding int_load_signals through dbt's graph
+(so a renamed schema is followed) and failing the build loudly when the relation is not there.
 
 Real runs: the simulator over HTTP, dlt into DuckDB, dbt on a copy of the project whose
 intermediate layer is configured differently, the `dmf` command for the user's view."""

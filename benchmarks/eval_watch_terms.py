@@ -120,7 +120,14 @@ def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]]
             by_key: dict[str, set[str]] = {}
             for name, key in con.execute("select name, ingredient_name_key from watch_eval.names").fetchall():
                 by_key.setdefault(key, set()).add(name)
-        keyed = invoke_dbt(settings, "run", "--select", "int_ingredient_name_keys int_watch_terms_latin_keyed")
+        keyed = invoke_dbt(
+            settings,
+            "run",
+            "--select",
+            "int_ingredient_name_keys int_watch_terms_latin_keyed",
+            "--vars",
+            "{without_loads: true}",  # no load here: the names are this script's own table
+        )
         if keyed.returncode != 0:
             raise SystemExit(f"dbt run of the key models failed: {keyed.output.strip().splitlines()[-1:]}")
         match_sql, rank_sql = compile_sql(

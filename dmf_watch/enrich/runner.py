@@ -195,19 +195,24 @@ def base_run(
     }
 
 
-def same_as_latest(
-    settings: Settings, as_of: date, kind: str, status: str, reason: str | None, prompt_sha: str | None
-) -> dict[str, Any] | None:
-    """The latest run when it already says the same thing (re-runs add no duplicate rows)."""
+def _latest_run(settings: Settings, as_of: date, kind: str) -> dict[str, Any] | None:
+    """The day's latest run of `kind`, or None when there is none or no warehouse to ask."""
     con, _ = open_warehouse(settings)
     if con is None:
         return None
     try:
         with con:
             store.ensure_schema(con)
-            latest = store.latest_run(con, as_of, kind)
+            return store.latest_run(con, as_of, kind)
     except duckdb.Error:
         return None
+
+
+def same_as_latest(
+    settings: Settings, as_of: date, kind: str, status: str, reason: str | None, prompt_sha: str | None
+) -> dict[str, Any] | None:
+    """The latest run when it already says the same thing (re-runs add no duplicate rows)."""
+    latest = _latest_run(settings, as_of, kind)
     if (
         latest
         and latest["status"] == status
@@ -253,15 +258,7 @@ def earlier_call_failure(settings: Settings, as_of: date, kind: str, prompt_sha:
     (an error, a timeout, a quota refusal by agy itself)."""
     if prompt_sha is None:
         return None
-    con, _ = open_warehouse(settings)
-    if con is None:
-        return None
-    try:
-        with con:
-            store.ensure_schema(con)
-            latest = store.latest_run(con, as_of, kind)
-    except duckdb.Error:
-        return None
+    latest = _latest_run(settings, as_of, kind)
     if (
         latest
         and latest["status"] != "OK"

@@ -382,6 +382,22 @@ def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_o
     assert "severity_rules" in _seed_layer_results(settings)
 
 
+def test_an_upgrade_that_adds_seed_columns_builds_on_a_warehouse_of_the_old_columns(replayed, tmp_path):
+    """A warehouse built before severity_rules had rationale_ko and the watchlist had owner: the
+    morning build after `git pull` loads the new columns instead of failing the seeds' insert."""
+    settings = _editable_copy(replayed, tmp_path)
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        con.execute("alter table seeds.severity_rules drop column rationale_ko")
+        con.execute("alter table seeds.watchlist drop column owner")
+    for seed in ("watchlist.csv", "severity_rules.csv"):  # the files changed with the release
+        path = settings.project_dir / "seeds" / seed
+        path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert build(settings, new_loads_only=True).success
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        assert con.execute("select count(*) from seeds.severity_rules where rationale_ko is null").fetchall() == [(0,)]
+        assert con.execute("select count(owner) from seeds.watchlist").fetchall()[0][0] > 0
+
+
 def _last_dbt_invocation_log(settings) -> str:
     """The lines dbt wrote to its log file for the last command of this state dir."""
     text = (settings.state_dir / "logs" / "dbt.log").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@
     (`dmf build` builds again until no new rejection is recorded). -#}
 
 {% macro raw_schema() -%}
-    {{ return(var('raw_schema', 'mfds_raw')) }}
+    {{ return(var('raw_schema', schema_prefixed('mfds_raw'))) }}
 {%- endmacro %}
 
 

@@ -1,9 +1,17 @@
 {% macro generate_schema_name(custom_schema_name, node) -%}
     {#- Layers get their own plain schema names (staging, intermediate, marts, seeds) so that
-        report SQL, the AI layer and analysts can use `marts.dmf_events` on every target. -#}
+        report SQL, the AI layer and analysts can use `marts.dmf_events` on every target; a
+        developer sharing a team's server sets DMF_SCHEMA_PREFIX and gets `alice_marts` and
+        the like, the raw layer included (dmf_watch/core/warehouse.py applies the same rule). -#}
     {%- if custom_schema_name is none -%}
         {{ target.schema }}
     {%- else -%}
-        {{ custom_schema_name | trim }}
+        {{ schema_prefixed(custom_schema_name | trim) }}
     {%- endif -%}
+{%- endmacro %}
+
+
+{% macro schema_prefixed(name) -%}
+    {%- set prefix = env_var('DMF_SCHEMA_PREFIX', '') | trim -%}
+    {{- return(prefix ~ '_' ~ name if prefix else name) -}}
 {%- endmacro %}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -61,6 +62,10 @@ class Settings:
     # Wall-clock bounds of the fetch: one page (every byte of it), and the whole list.
     page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S
     load_deadline_s: float = DEFAULT_LOAD_DEADLINE_S
+    # The engine (`duckdb`: the file at duckdb_path; `postgres`: the server the libpq variables
+    # name) and a prefix for every schema, so developers can share one server.
+    warehouse: str = "duckdb"
+    schema_prefix: str = ""
 
     def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> Settings:
         """Another warehouse, reports and state; the backups move with the state unless set apart."""
@@ -99,7 +104,26 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         if env.get("DMF_BACKUP_DIR")
         else state_dir / "backups",
         backup_keep=_days(env, "DMF_BACKUP_KEEP", 7),
+        warehouse=_warehouse(env),
+        schema_prefix=_schema_prefix(env),
     )
+
+
+def _warehouse(env: Mapping[str, str]) -> str:
+    engine = (env.get("DMF_WAREHOUSE") or "duckdb").strip().lower()
+    if engine not in ("duckdb", "postgres"):
+        raise ConfigError(f"DMF_WAREHOUSE must be duckdb or postgres, not {env.get('DMF_WAREHOUSE')!r}.")
+    return engine
+
+
+def _schema_prefix(env: Mapping[str, str]) -> str:
+    prefix = (env.get("DMF_SCHEMA_PREFIX") or "").strip()
+    if prefix and not re.fullmatch(r"[a-z][a-z0-9_]{0,30}", prefix):
+        raise ConfigError(
+            f"DMF_SCHEMA_PREFIX must be lower-case letters, digits and _ (starting with a letter, "
+            f"at most 31), not {prefix!r}."
+        )
+    return prefix
 
 
 def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> float:

@@ -1,49 +1,183 @@
-"""Two questions every stage asks the warehouse: is this table there yet, and what rows does it hold.
+"""The warehouse boundary: the one module that opens connections, for DuckDB or PostgreSQL, and
+knows the schema names.
 
-Why here: the loader (dmf_watch/pipelines/mfds), the AI layer (enrich), notify and the command (dmf) each
-ask "is this table there yet?" before reading a table an earlier step may not have created yet
-(a first run, a build that never got that far), and enrich and notify read their rows as dicts.
-The layout lets the stages import only this leaf package, so the helpers live in it; it imports
-nothing of the project.
+Why one module: DMF Watch runs on an embedded DuckDB file (the default) or on a team's
+PostgreSQL server (`DMF_WAREHOUSE=postgres`, credentials from the libpq variables). Every stage
+(the loader, enrich, reports, notify, the commands) asks the same few things of either engine —
+is this table there yet, what rows does this query give — through `connect()`, so no other
+module imports `duckdb` or a PostgreSQL driver. The SQL it is handed is portable: `?`
+placeholders (translated for the PostgreSQL driver), schema names from `schemas()`.
+
+The layer schemas come from dbt's configuration (dbt_project.yml's `+schema`), with the prefix
+macros/generate_schema_name.sql adds for a developer's target (`DMF_SCHEMA_PREFIX`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
+import psycopg2
+import yaml
 
-# The schema of the raw layer: the dlt dataset the loader writes (pipelines.mfds.settings) and
-# every later stage reads; here so that a stage can name it without importing the loader and dlt.
+if TYPE_CHECKING:
+    from dmf_watch.core.config import Settings
+
+ENGINES = ("duckdb", "postgres")
+# What a failed statement raises on either engine, for `except warehouse.Error`.
+Error: tuple[type[Exception], ...] = (duckdb.Error, psycopg2.Error)
+
+# The raw layer: the dlt dataset the loader writes (pipelines.mfds.settings) and every later
+# stage reads; named here so that a stage can name it without importing the loader and dlt.
 RAW_DATASET = "mfds_raw"
 # The raw tables a stored load leaves (the loader's); without them there is nothing to build, and
 # dbt's first on-run-start hook (macros/loads_stored.sql) stops any dbt command at once.
 LOADER_TABLES = ("dmf_item_versions", "dmf_load_items", "load_runs")
 NO_LOAD_ADVICE = "load first with `dmf run` (or `dmf load`), or try `dmf demo`"
 
+PROJECT_FILE = Path(__file__).resolve().parents[2] / "dbt_project.yml"
 
-def table_exists(con: duckdb.DuckDBPyConnection, schema: str, *names: str) -> bool:
+
+class Cursor(Protocol):
+    description: Any
+
+    def fetchall(self) -> list[tuple[Any, ...]]: ...
+    def fetchone(self) -> tuple[Any, ...] | None: ...
+
+
+@dataclass(frozen=True)
+class Schemas:
+    """The schema of each layer on this target (`marts`, or `alice_marts` with a prefix)."""
+
+    raw: str
+    staging: str
+    intermediate: str
+    marts: str
+    seeds: str
+
+
+@functools.cache
+def _layer_schemas() -> dict[str, str]:
+    """Each layer's `+schema` in dbt_project.yml (models' layers and the seeds)."""
+    project = yaml.safe_load(PROJECT_FILE.read_text(encoding="utf-8"))
+    models = project["models"]["dmf_watch"]
+    return {
+        "staging": models["staging"]["+schema"],
+        "intermediate": models["intermediate"]["+schema"],
+        "marts": models["marts"]["+schema"],
+        "seeds": project["seeds"]["dmf_watch"]["+schema"],
+    }
+
+
+def schemas(settings: Settings) -> Schemas:
+    prefix = f"{settings.schema_prefix}_" if settings.schema_prefix else ""
+    layers = {layer: prefix + name for layer, name in _layer_schemas().items()}
+    return Schemas(raw=prefix + RAW_DATASET, **layers)
+
+
+def _placeholders(sql: str) -> str:
+    """`?` placeholders as the PostgreSQL driver writes them (`%s`), a literal `%` escaped.
+    Quoted text is left alone: a `?` inside a string literal is not a parameter."""
+    parts = re.split(r"('(?:[^']|'')*')", sql)
+    return "".join(part if part.startswith("'") else part.replace("%", "%%").replace("?", "%s") for part in parts)
+
+
+class Connection:
+    """One connection to the warehouse: `execute` takes portable SQL with `?` placeholders."""
+
+    def __init__(self, engine: str, raw: Any) -> None:
+        self.engine = engine
+        self._raw = raw
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
+        if self.engine == "duckdb":
+            return self._raw.execute(sql, list(params))
+        cursor = self._raw.cursor()
+        cursor.execute(_placeholders(sql), tuple(params))
+        return cursor
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if self.engine == "duckdb":
+            self._raw.executemany(sql, [list(row) for row in rows])
+        else:
+            self._raw.cursor().executemany(_placeholders(sql), [tuple(row) for row in rows])
+
+    def commit(self) -> None:
+        if self.engine == "postgres":
+            self._raw.commit()
+
+
+def _connect_postgres(read_only: bool) -> Any:
+    # Every parameter from the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD or
+    # PGPASSFILE/~/.pgpass, PGDATABASE, PGSSLMODE): nothing of it passes through this code.
+    raw = psycopg2.connect("", application_name="dmf")
+    raw.set_session(readonly=read_only)
+    return raw
+
+
+@contextmanager
+def connect(settings: Settings, *, read_only: bool = False) -> Iterator[Connection]:
+    """A connection for the length of the block. On PostgreSQL the block is one transaction,
+    committed when it ends normally and rolled back when it raises."""
+    if settings.warehouse == "postgres":
+        raw = _connect_postgres(read_only)
+        try:
+            yield Connection("postgres", raw)
+            raw.commit()
+        except BaseException:
+            raw.rollback()
+            raise
+        finally:
+            raw.close()
+        return
+    with duckdb.connect(str(settings.duckdb_path), read_only=read_only) as raw:
+        yield Connection("duckdb", raw)
+
+
+def exists(settings: Settings) -> bool:
+    """Whether there is a warehouse to read (the DuckDB file; a server is always there)."""
+    return settings.warehouse == "postgres" or settings.duckdb_path.is_file()
+
+
+def table_exists(con: Connection, schema: str, *names: str) -> bool:
     """True when every named table (or view) exists in `schema`."""
-    wanted = set(names)
+    wanted = sorted(set(names))
     if not wanted:
         return True
+    marks = ", ".join("?" for _ in wanted)
     row = con.execute(
         "select count(distinct table_name) from information_schema.tables "
-        "where table_schema = ? and list_contains(?, table_name)",
-        [schema, sorted(wanted)],
+        f"where table_schema = ? and table_name in ({marks})",
+        [schema, *wanted],
     ).fetchone()
     return bool(row) and row[0] == len(wanted)
 
 
-def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+def rows(con: Connection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
     """The rows of a query as dicts keyed by column name (what the prompts and messages read)."""
     cur = con.execute(sql, list(params))
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def holds_a_load(con: duckdb.DuckDBPyConnection) -> bool:
+def holds_a_load(con: Connection, schema: str = RAW_DATASET) -> bool:
     """Whether the raw layer holds what a load stores (a fresh warehouse, or one a `dbt build` was
     run on before any load, holds none: it needs a load, not a build)."""
-    return table_exists(con, RAW_DATASET, *LOADER_TABLES)
+    return table_exists(con, schema, *LOADER_TABLES)
+
+
+def describe(settings: Settings) -> str:
+    """The warehouse in words for messages and logs: the file, or the server without secrets."""
+    if settings.warehouse == "duckdb":
+        return str(settings.duckdb_path)
+    host = os.environ.get("PGHOST", "localhost")
+    port = os.environ.get("PGPORT", "5432")
+    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER", "")
+    return f"PostgreSQL {host}:{port}/{database}"

@@ -142,7 +142,7 @@ def backfill(
                 load_id=load_id,
                 read=lambda result=result: result,
                 on_result=results.append,
-                known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes),
+                known_versions=lambda hashes: stored_versions(settings, hashes),
             )
             outcome = write_load(settings, pipeline, source, results, dump.as_of, load_id)
             if outcome.fetch_status != "complete":  # the contract refused it: recorded, never built on

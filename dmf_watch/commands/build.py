@@ -374,7 +374,7 @@ def _migrate_raw_items(settings: Settings) -> None:
     (normally the next load has done it; this covers `dmf build` run first)."""
     from dmf_watch.pipelines.mfds.row_versions import has_items_table
 
-    if has_items_table(settings.duckdb_path):
+    if has_items_table(settings):
         from dmf_watch.pipelines.mfds.load import migrate_raw_items
 
         migrate_raw_items(settings)

@@ -25,13 +25,14 @@ DEMO_FAULTS = {3: "http503:1"}
 
 
 def demo_settings(settings: Settings) -> Settings:
-    """The demo never touches the production warehouse, reports, backups or AI state."""
+    """The demo never touches the production warehouse, reports, backups or AI state: it is
+    always an embedded DuckDB file, whatever DMF_WAREHOUSE says."""
     demo = settings.with_paths(
         duckdb_path=settings.project_dir / "data" / "demo" / "dmf.duckdb",
         reports_dir=settings.reports_dir / "demo",
         state_dir=settings.state_dir / "demo",
     )
-    return dataclasses.replace(demo, backup_dir=demo.state_dir / "backups")
+    return dataclasses.replace(demo, backup_dir=demo.state_dir / "backups", warehouse="duckdb", schema_prefix="")
 
 
 def _clear(settings: Settings) -> None:
@@ -82,7 +83,7 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
     print(table(compare_days(settings.duckdb_path, registry, first_day, days)))
     print()
     print(f"Warehouse: {settings.duckdb_path}  (tables marts.dmf_loads, marts.dmf_events, ...)")
-    raw = raw_summary(settings.duckdb_path)
+    raw = raw_summary(settings)
     if raw:
         print(f"Raw:       {raw}")
     print(f"Reports:   {settings.reports_dir}")

@@ -141,6 +141,40 @@ def connect(settings: Settings, *, read_only: bool = False) -> Iterator[Connecti
         yield Connection("duckdb", raw)
 
 
+class ServerLock:
+    """A session-level advisory lock on the server, named by `key`: what the file lock is for the
+    embedded file. The server releases it when this connection ends, however the process ends
+    (a `kill -9` closes the socket), so it never outlives its holder. The holder's `label` is
+    the connection's application_name, which a waiter reads back to name it."""
+
+    def __init__(self, key: str, label: str) -> None:
+        self._raw = psycopg2.connect("", application_name=label[:63])
+        self._raw.autocommit = True
+        self._key = key
+
+    def try_acquire(self) -> bool:
+        cursor = self._raw.cursor()
+        cursor.execute("select pg_try_advisory_lock(hashtext(%s))", (self._key,))
+        return bool(cursor.fetchone()[0])
+
+    def holder(self) -> str | None:
+        cursor = self._raw.cursor()
+        cursor.execute(
+            "select a.application_name, coalesce(host(a.client_addr), 'local'), "
+            "to_char(a.backend_start at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') "
+            "from pg_locks as l join pg_stat_activity as a on a.pid = l.pid "
+            "where l.locktype = 'advisory' and l.granted and l.objid = hashtext(%s)::oid "
+            "and l.database = (select oid from pg_database where datname = current_database()) "
+            "and a.pid <> pg_backend_pid() limit 1",
+            (self._key,),
+        )
+        row = cursor.fetchone()
+        return f"`{row[0]}` from {row[1]}, connected since {row[2]} UTC" if row else None
+
+    def close(self) -> None:
+        self._raw.close()
+
+
 def exists(settings: Settings) -> bool:
     """Whether there is a warehouse to read (the DuckDB file; a server is always there)."""
     return settings.warehouse == "postgres" or settings.duckdb_path.is_file()
@@ -160,6 +194,18 @@ def table_exists(con: Connection, schema: str, *names: str) -> bool:
     return bool(row) and row[0] == len(wanted)
 
 
+def columns(con: Connection, schema: str, table: str) -> list[str]:
+    """The columns of a table, in order."""
+    return [
+        row[0]
+        for row in con.execute(
+            "select column_name from information_schema.columns where table_schema = ? and table_name = ? "
+            "order by ordinal_position",
+            [schema, table],
+        ).fetchall()
+    ]
+
+
 def rows(con: Connection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
     """The rows of a query as dicts keyed by column name (what the prompts and messages read)."""
     cur = con.execute(sql, list(params))
@@ -171,6 +217,26 @@ def holds_a_load(con: Connection, schema: str = RAW_DATASET) -> bool:
     """Whether the raw layer holds what a load stores (a fresh warehouse, or one a `dbt build` was
     run on before any load, holds none: it needs a load, not a build)."""
     return table_exists(con, schema, *LOADER_TABLES)
+
+
+def postgres_credentials() -> dict[str, Any]:
+    """The server, role, database and password libpq resolves from its variables (PGPASSFILE
+    and ~/.pgpass included), as the credentials dict dlt's postgres destination takes: dlt has
+    no libpq defaults of its own and requires a password."""
+    raw = _connect_postgres(read_only=True)
+    try:
+        info, params = raw.info, raw.get_dsn_parameters()
+        credentials = {
+            "host": info.host,
+            "port": info.port,
+            "username": info.user,
+            "password": info.password,
+            "database": info.dbname,
+            "query": {"sslmode": params.get("sslmode", "prefer")},
+        }
+    finally:
+        raw.close()
+    return credentials
 
 
 def describe(settings: Settings) -> str:

@@ -1,4 +1,4 @@
-"""`load_day`: fetch the MFDS DMF list for one logical date and append it to DuckDB with dlt.
+"""`load_day`: fetch the MFDS DMF list for one logical date and append it to the warehouse with dlt.
 
 Every load is stored, complete or not, so the raw layer is the full audit trail (SPEC §3);
 the dbt gates decide later whether a complete load is also an *accepted* one. A date that
@@ -16,11 +16,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import dlt
-import duckdb
 from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.extract.source import DltSource
 from dlt.pipeline.exceptions import PipelineStepFailed
 
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import ConfigError, DmfError
 from dmf_watch.core.interrupts import raise_held
@@ -38,7 +38,6 @@ from dmf_watch.pipelines.mfds.row_versions import (
     stored_versions,
 )
 from dmf_watch.pipelines.mfds.settings import (
-    DATASET_NAME,
     MEMBERSHIP_TABLE,
     PIPELINE_NAME,
     RUNS_TABLE,
@@ -110,16 +109,24 @@ def mfds_pipeline(settings: Settings) -> dlt.Pipeline:
     full disk, a corrupted state.json) is moved aside with one log line naming the file, and the
     run goes on with a fresh one, instead of failing every morning on a JSONDecodeError.
     """
-    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
     pipelines_dir = settings.state_dir / "dlt"
     pipelines_dir.mkdir(parents=True, exist_ok=True)
     _set_aside_if_unreadable(pipelines_dir / PIPELINE_NAME)
     return dlt.pipeline(
         pipeline_name=PIPELINE_NAME,
         pipelines_dir=str(pipelines_dir),
-        destination=dlt.destinations.duckdb(str(settings.duckdb_path)),
-        dataset_name=DATASET_NAME,
+        destination=_destination(settings),
+        dataset_name=warehouse.schemas(settings).raw,
     )
+
+
+def _destination(settings: Settings) -> dlt.Destination:
+    if settings.warehouse == "postgres":
+        # The connection parameters libpq resolved (PGPASSFILE and ~/.pgpass included), handed
+        # over as dlt's documented credentials dict; dlt masks the password in what it prints.
+        return dlt.destinations.postgres(credentials=warehouse.postgres_credentials())
+    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
+    return dlt.destinations.duckdb(str(settings.duckdb_path))
 
 
 def _set_aside_if_unreadable(working_dir: Path) -> None:
@@ -143,17 +150,20 @@ def _set_aside_if_unreadable(working_dir: Path) -> None:
 
 def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:
     """The latest complete load for `as_of` that the gates have not rejected, if any."""
-    if not settings.duckdb_path.exists():
+    if not warehouse.exists(settings):
         return None
-    with duckdb.connect(str(settings.duckdb_path)) as con:
-        if not table_exists(con, DATASET_NAME, RUNS_TABLE):
+    schemas = warehouse.schemas(settings)
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, schemas.raw, RUNS_TABLE):
             return None
         not_rejected = ""
-        if table_exists(con, "marts", "dmf_loads"):
-            not_rejected = " and load_id not in (select load_id from marts.dmf_loads where verdict = 'rejected')"
+        if table_exists(con, schemas.marts, "dmf_loads"):
+            not_rejected = (
+                f" and load_id not in (select load_id from {schemas.marts}.dmf_loads where verdict = 'rejected')"
+            )
         return con.execute(
             "select load_id, total_count, fetched_count, distinct_count, duplicate_count "
-            f"from {DATASET_NAME}.{RUNS_TABLE} "
+            f"from {schemas.raw}.{RUNS_TABLE} "
             f"where as_of_date = ? and fetch_status = 'complete'{not_rejected} "
             f"order by {ATTEMPT_ORDER} desc limit 1",
             [as_of],
@@ -162,33 +172,35 @@ def existing_complete_load(settings: Settings, as_of: date) -> tuple | None:
 
 def published_load(settings: Settings, as_of: date) -> str | None:
     """The load that published `as_of` (its verdict in the marts is accepted), if any."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return None
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, "marts", "dmf_day_decisions"):
+    marts = warehouse.schemas(settings).marts
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, marts, "dmf_day_decisions"):
             return None
         row = con.execute(
-            "select load_id from marts.dmf_day_decisions where as_of_date = ? and verdict = 'accepted'", [as_of]
+            f"select load_id from {marts}.dmf_day_decisions where as_of_date = ? and verdict = 'accepted'", [as_of]
         ).fetchone()
     return row[0] if row else None
 
 
 def last_accepted_total(settings: Settings) -> int | None:
     """The totalCount of the latest accepted load (the latest complete one before any build)."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return None
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if table_exists(con, "marts", "dmf_loads"):
+    schemas = warehouse.schemas(settings)
+    with warehouse.connect(settings, read_only=True) as con:
+        if table_exists(con, schemas.marts, "dmf_loads"):
             row = con.execute(
-                "select total_count from marts.dmf_loads where verdict = 'accepted' "
+                f"select total_count from {schemas.marts}.dmf_loads where verdict = 'accepted' "
                 "order by as_of_date desc, attempt_order desc limit 1"
             ).fetchone()
             if row:
                 return row[0]
-        if not table_exists(con, DATASET_NAME, RUNS_TABLE):
+        if not table_exists(con, schemas.raw, RUNS_TABLE):
             return None
         row = con.execute(
-            f"select total_count from {DATASET_NAME}.{RUNS_TABLE} where fetch_status = 'complete' "
+            f"select total_count from {schemas.raw}.{RUNS_TABLE} where fetch_status = 'complete' "
             "order by as_of_date desc, finished_at desc limit 1"
         ).fetchone()
     return row[0] if row else None
@@ -200,27 +212,26 @@ def next_attempt_seq(settings: Settings) -> int:
     Taken from the warehouse under its lock (every writer holds it), never from a clock: a
     retry after an NTP correction still comes after the attempt it retries.
     """
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return 1
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, DATASET_NAME, RUNS_TABLE):
+    raw = warehouse.schemas(settings).raw
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, raw, RUNS_TABLE) or "attempt_seq" not in warehouse.columns(con, raw, RUNS_TABLE):
             return 1
-        columns = {row[0] for row in con.execute(f"describe {DATASET_NAME}.{RUNS_TABLE}").fetchall()}
-        if "attempt_seq" not in columns:
-            return 1
-        ((latest,),) = con.execute(f"select max(attempt_seq) from {DATASET_NAME}.{RUNS_TABLE}").fetchall()
+        ((latest,),) = con.execute(f"select max(attempt_seq) from {raw}.{RUNS_TABLE}").fetchall()
     return (latest or 0) + 1
 
 
 def _loaded_run(settings: Settings, package_id: str) -> str:
     """Which of our loads a dlt package held, for the log line (dlt's id means nothing to a user)."""
     try:
-        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        with warehouse.connect(settings, read_only=True) as con:
             row = con.execute(
-                f"select load_id, as_of_date, fetch_status from {DATASET_NAME}.{RUNS_TABLE} where _dlt_load_id = ?",
+                f"select load_id, as_of_date, fetch_status from {warehouse.schemas(settings).raw}.{RUNS_TABLE} "
+                "where _dlt_load_id = ?",
                 [package_id],
             ).fetchone()
-    except duckdb.Error:
+    except warehouse.Error:
         row = None
     return f"load {row[0]} of {row[1]} ({row[2]})" if row else "a load without its load_runs row"
 
@@ -231,7 +242,7 @@ def _forget_uncompleted_jobs(settings: Settings, pipeline: dlt.Pipeline, package
     dlt then re-runs the job and the rows would be there twice (seen: 2,400 items for 1,200).
     Only rows of this never-completed package go (it has no `_dlt_loads` row yet); jobs dlt
     marked completed keep theirs and are not run again."""
-    if not settings.duckdb_path.exists():
+    if not warehouse.exists(settings):
         return
     jobs = pipeline.get_load_package_info(package_id).jobs
     tables = {
@@ -239,19 +250,21 @@ def _forget_uncompleted_jobs(settings: Settings, pipeline: dlt.Pipeline, package
         for state in ("new_jobs", "started_jobs", "failed_jobs")
         for job in jobs.get(state, [])
     }
-    with duckdb.connect(str(settings.duckdb_path)) as con:
+    raw = warehouse.schemas(settings).raw
+    with warehouse.connect(settings) as con:
         for table in sorted(tables & {VERSIONS_TABLE, MEMBERSHIP_TABLE, RUNS_TABLE}):
-            if table_exists(con, DATASET_NAME, table):
-                deleted = con.execute(
-                    f"delete from {DATASET_NAME}.{table} where _dlt_load_id = ?", [package_id]
-                ).fetchone()
-                if deleted and deleted[0]:
+            if table_exists(con, raw, table):
+                ((stray,),) = con.execute(
+                    f"select count(*) from {raw}.{table} where _dlt_load_id = ?", [package_id]
+                ).fetchall()
+                if stray:
+                    con.execute(f"delete from {raw}.{table} where _dlt_load_id = ?", [package_id])
                     log.warning(
-                        "dlt package %s: %d row(s) of %s.%s were in DuckDB although dlt had not "
+                        "dlt package %s: %d row(s) of %s.%s were in the warehouse although dlt had not "
                         "marked their job done; removed so the completed package holds them once",
                         package_id,
-                        deleted[0],
-                        DATASET_NAME,
+                        stray,
+                        raw,
                         table,
                     )
 
@@ -275,7 +288,7 @@ def recover_pending(settings: Settings, pipeline: dlt.Pipeline) -> list[str]:
             lines.append(
                 f"dlt package {package_id} left by an interrupted run was normalized (possibly partly "
                 f"loaded), so it was completed: {_loaded_run(settings, package_id)} is now whole in "
-                f"{DATASET_NAME}"
+                f"{pipeline.dataset_name}"
             )
     extracted = list(pipeline.list_extracted_load_packages())
     if extracted:
@@ -283,7 +296,7 @@ def recover_pending(settings: Settings, pipeline: dlt.Pipeline) -> list[str]:
         for package_id in extracted:
             lines.append(
                 f"dlt package {package_id} left by an interrupted run was only extracted (nothing of it "
-                "reached DuckDB), so it was discarded; the list is fetched afresh"
+                "reached the warehouse), so it was discarded; the list is fetched afresh"
             )
     for line in lines:
         log.warning("%s", line)
@@ -293,12 +306,13 @@ def recover_pending(settings: Settings, pipeline: dlt.Pipeline) -> list[str]:
 def _ensure_items_table(settings: Settings, pipeline: dlt.Pipeline) -> None:
     """A load without items must still leave both item tables with every column (dbt reads
     them), and the `dmf_items` view over them."""
-    with duckdb.connect(str(settings.duckdb_path)) as con:
-        missing = not table_exists(con, DATASET_NAME, VERSIONS_TABLE, MEMBERSHIP_TABLE)
+    raw = warehouse.schemas(settings).raw
+    with warehouse.connect(settings) as con:
+        missing = not table_exists(con, raw, VERSIONS_TABLE, MEMBERSHIP_TABLE)
     if missing:
         pipeline.run(empty_items_tables(), schema=pipeline.default_schema, loader_file_format="insert_values")
-    with duckdb.connect(str(settings.duckdb_path)) as con:
-        create_items_view(con)
+    with warehouse.connect(settings) as con:
+        create_items_view(con, raw)
 
 
 def migrate_raw_items(settings: Settings, pipeline: dlt.Pipeline | None = None) -> str | None:
@@ -308,12 +322,12 @@ def migrate_raw_items(settings: Settings, pipeline: dlt.Pipeline | None = None) 
     The tables are created empty by dlt first (so dlt's schema knows them), then the rows move
     in one DuckDB transaction (`row_versions.migrate_items_table`); idempotent.
     """
-    if not has_items_table(settings.duckdb_path):
+    if not has_items_table(settings):
         return None
     pipeline = pipeline or mfds_pipeline(settings)
     pipeline.sync_destination()
     pipeline.run(empty_items_tables(), schema=pipeline.default_schema, loader_file_format="insert_values")
-    return migrate_items_table(settings.duckdb_path)
+    return migrate_items_table(settings)
 
 
 def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, service_key: str | None) -> DmfError:
@@ -330,7 +344,7 @@ def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, servi
     if disk is not None:
         return DmfError(redact(disk, service_key))
     return DmfError(
-        f"The MFDS load for {as_of} could not be written to {settings.duckdb_path} "
+        f"The MFDS load for {as_of} could not be written to {warehouse.describe(settings)} "
         f"({detail.splitlines()[0][:200] if detail else 'unknown error'}); "
         "check that no other program holds the file and try again."
     )
@@ -342,7 +356,7 @@ def ready_pipeline(settings: Settings, as_of: date, service_key: str | None = No
     raw layer (a live load, `dmf backfill`) does before it extracts anything."""
     pipeline = mfds_pipeline(settings)
     try:
-        if recover_pending(settings, pipeline) and settings.duckdb_path.exists():
+        if recover_pending(settings, pipeline) and warehouse.exists(settings):
             _ensure_items_table(settings, pipeline)  # the view over what the completed package wrote
         migrate_raw_items(settings, pipeline)
         migrate_declared_columns(pipeline)
@@ -408,7 +422,7 @@ def load_day(
             or RetryPolicy(page_deadline_s=settings.page_deadline_s, load_deadline_s=settings.load_deadline_s),
             on_result=results.append,
             allowed_hosts=settings.api_allowed_hosts,
-            known_versions=lambda hashes: stored_versions(settings.duckdb_path, hashes),
+            known_versions=lambda hashes: stored_versions(settings, hashes),
             previous_total=last_accepted_total(settings),
             **key_args,
         )
@@ -435,10 +449,7 @@ def write_load(
     attempt_seq = next_attempt_seq(settings)
     try:
         source.resources[RUNS_TABLE].add_map(lambda row: {**row, "attempt_seq": attempt_seq})
-        # jsonl: DuckDB bulk-reads it against the declared columns, ~5x faster and ~3x leaner
-        # than dlt's default INSERT statements for this destination; values arrive unchanged
-        # (tests/load/test_load_replay.py compares every field with the real dump).
-        pipeline.run(source, loader_file_format="jsonl")
+        pipeline.run(source, loader_file_format=_file_format(settings))
         _ensure_items_table(settings, pipeline)
     except PipelineStepFailed as exc:
         violation = contract_violation(exc)
@@ -451,6 +462,15 @@ def write_load(
     outcome = _outcome(result, load_id, as_of)
     (log.info if result.status == "complete" else log.warning)("%s", outcome.summary())
     return outcome
+
+
+def _file_format(settings: Settings) -> str:
+    """jsonl for DuckDB: it bulk-reads it against the declared columns, ~5x faster and ~3x leaner
+    than dlt's default INSERT statements there. PostgreSQL takes INSERT statements: its other
+    bulk format, csv, cannot tell an empty string from a null, and the raw layer keeps both.
+    Values arrive unchanged either way (tests/load/test_load_replay.py compares every field with
+    the real dump)."""
+    return "jsonl" if settings.warehouse == "duckdb" else "insert_values"
 
 
 def _outcome(result: FetchResult, load_id: str, as_of: date) -> LoadOutcome:

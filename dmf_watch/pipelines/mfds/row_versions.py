@@ -19,11 +19,9 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.pipelines.mfds.settings import (
     COLUMN_NAMES,
     DATASET_NAME,
@@ -31,6 +29,9 @@ from dmf_watch.pipelines.mfds.settings import (
     MEMBERSHIP_TABLE,
     VERSIONS_TABLE,
 )
+
+if TYPE_CHECKING:
+    from dmf_watch.core.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -106,59 +107,62 @@ def split_rows(
     return list(versions.values()), memberships
 
 
-def _table_type(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
+def _table_type(con: warehouse.Connection, raw: str, table: str) -> str | None:
     row = con.execute(
         "select table_type from information_schema.tables where table_schema = ? and table_name = ?",
-        [DATASET_NAME, table],
+        [raw, table],
     ).fetchone()
     return row[0] if row else None
 
 
-def stored_versions(duckdb_path: Path, hashes: Sequence[int]) -> dict[int, Values]:
+def stored_versions(settings: Settings, hashes: Sequence[int]) -> dict[int, Values]:
     """The stored versions among `hashes` (none when the warehouse or table does not exist yet)."""
-    if not duckdb_path.exists() or not hashes:
+    if not warehouse.exists(settings) or not hashes:
         return {}
-    with duckdb.connect(str(duckdb_path), read_only=True) as con:
-        if _table_type(con, VERSIONS_TABLE) is None:
+    raw = warehouse.schemas(settings).raw
+    with warehouse.connect(settings, read_only=True) as con:
+        if _table_type(con, raw, VERSIONS_TABLE) is None:
             return {}
         found = con.execute(
-            f"select row_hash, {', '.join(COLUMN_NAMES)} from {DATASET_NAME}.{VERSIONS_TABLE} "
-            "where row_hash in (select unnest(?::bigint[]))",
+            f"select row_hash, {', '.join(COLUMN_NAMES)} from {raw}.{VERSIONS_TABLE} "
+            "where row_hash in (select unnest(cast(? as bigint[])))",
             [list(hashes)],
         ).fetchall()
     return {row[0]: tuple(row[1:]) for row in found}
 
 
-ITEMS_VIEW_SQL = f"""
-create or replace view {DATASET_NAME}.{ITEMS_TABLE} as
+def items_view_sql(raw: str = DATASET_NAME) -> str:
+    return f"""
+create or replace view {raw}.{ITEMS_TABLE} as
 select
     m.load_id, m.as_of_date, m.item_position, m.page_no, m.repeat_count,
     {", ".join("v." + c for c in COLUMN_NAMES)},
     m.row_hash, m._dlt_load_id
-from {DATASET_NAME}.{MEMBERSHIP_TABLE} as m
-join {DATASET_NAME}.{VERSIONS_TABLE} as v on v.row_hash = m.row_hash
+from {raw}.{MEMBERSHIP_TABLE} as m
+join {raw}.{VERSIONS_TABLE} as v on v.row_hash = m.row_hash
 """
 
 
-def create_items_view(con: duckdb.DuckDBPyConnection) -> None:
+def create_items_view(con: warehouse.Connection, raw: str = DATASET_NAME) -> None:
     """`mfds_raw.dmf_items`: every record of every load (usable or not) as it was received."""
     if (
-        _table_type(con, VERSIONS_TABLE)
-        and _table_type(con, MEMBERSHIP_TABLE)
-        and _table_type(con, ITEMS_TABLE) != "BASE TABLE"
+        _table_type(con, raw, VERSIONS_TABLE)
+        and _table_type(con, raw, MEMBERSHIP_TABLE)
+        and _table_type(con, raw, ITEMS_TABLE) != "BASE TABLE"
     ):
-        con.execute(ITEMS_VIEW_SQL)
+        con.execute(items_view_sql(raw))
 
 
-def has_items_table(duckdb_path: Path) -> bool:
-    """Whether the warehouse still holds the per-load `dmf_items` table of before row versions."""
-    if not duckdb_path.exists():
+def has_items_table(settings: Settings) -> bool:
+    """Whether the warehouse still holds the per-load `dmf_items` table of before row versions
+    (only a DuckDB file can: row versions came before PostgreSQL)."""
+    if settings.warehouse != "duckdb" or not settings.duckdb_path.exists():
         return False
-    with duckdb.connect(str(duckdb_path), read_only=True) as con:
-        return _table_type(con, ITEMS_TABLE) == "BASE TABLE"
+    with warehouse.connect(settings, read_only=True) as con:
+        return _table_type(con, DATASET_NAME, ITEMS_TABLE) == "BASE TABLE"
 
 
-def migrate_items_table(duckdb_path: Path) -> str | None:
+def migrate_items_table(settings: Settings) -> str | None:
     """Move a pre-row-version `dmf_items` table into versions + membership, once; the log line.
 
     One DuckDB transaction: the versions (hashed in SQL, the first load's dlt ids kept), the
@@ -169,8 +173,8 @@ def migrate_items_table(duckdb_path: Path) -> str | None:
     """
     raw = DATASET_NAME
     columns = ", ".join(COLUMN_NAMES)
-    with duckdb.connect(str(duckdb_path)) as con:
-        if _table_type(con, ITEMS_TABLE) != "BASE TABLE":
+    with warehouse.connect(settings) as con:
+        if _table_type(con, raw, ITEMS_TABLE) != "BASE TABLE":
             return None
         con.execute("begin transaction")
         try:
@@ -201,7 +205,7 @@ def migrate_items_table(duckdb_path: Path) -> str | None:
             )
             con.execute(f"drop table {raw}.{ITEMS_TABLE}")
             con.execute("drop table _hashed")
-            con.execute(ITEMS_VIEW_SQL)
+            con.execute(items_view_sql(raw))
             con.execute("commit")
         except BaseException:
             con.execute("rollback")
@@ -215,18 +219,19 @@ def migrate_items_table(duckdb_path: Path) -> str | None:
     return line
 
 
-def raw_summary(duckdb_path: Path) -> str | None:
+def raw_summary(settings: Settings) -> str | None:
     """One line on what the raw layer holds: every record of every day, and how few are stored."""
-    if not duckdb_path.exists():
+    if not warehouse.exists(settings):
         return None
-    with duckdb.connect(str(duckdb_path), read_only=True) as con:
-        if _table_type(con, ITEMS_TABLE) != "VIEW":
+    raw = warehouse.schemas(settings).raw
+    with warehouse.connect(settings, read_only=True) as con:
+        if _table_type(con, raw, ITEMS_TABLE) != "VIEW":
             return None
         ((days, records),) = con.execute(
-            f"select count(distinct as_of_date), count(*) from {DATASET_NAME}.{MEMBERSHIP_TABLE}"
+            f"select count(distinct as_of_date), count(*) from {raw}.{MEMBERSHIP_TABLE}"
         ).fetchall()
-        ((versions,),) = con.execute(f"select count(*) from {DATASET_NAME}.{VERSIONS_TABLE}").fetchall()
+        ((versions,),) = con.execute(f"select count(*) from {raw}.{VERSIONS_TABLE}").fetchall()
     return (
-        f"{DATASET_NAME}.{ITEMS_TABLE} (a view) shows every raw record of every day as received: "
+        f"{raw}.{ITEMS_TABLE} (a view) shows every raw record of every day as received: "
         f"{records:,} records of {days} days, stored as {versions:,} distinct row versions"
     )

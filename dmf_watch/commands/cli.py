@@ -425,7 +425,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     target = _lock_target(args, settings)
     with (
         interruptible(settings.run_deadline_s),
-        warehouse_lock(target.duckdb_path, _command_line(args), settings.lock_wait_s),
+        warehouse_lock(target, _command_line(args), settings.lock_wait_s),
     ):
         if args.command in LIVE_LOAD_COMMANDS:
             from dmf_watch.commands.load_dates import check_live_load

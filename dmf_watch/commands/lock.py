@@ -1,4 +1,5 @@
-"""One run at a time per warehouse: an exclusive `flock` on a file next to the DuckDB file.
+"""One run at a time per warehouse: an exclusive `flock` on a file next to the DuckDB file, or
+on PostgreSQL an advisory lock in the database, which every host sharing the server sees.
 
 Why flock: the kernel releases it when the owning process ends, however it ends (exit, crash,
 `kill -9`), so a lock can never outlive its owner and "stale" needs no guessing from pids.
@@ -21,6 +22,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from dmf_watch.core import warehouse
+from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
 
 log = logging.getLogger(__name__)
@@ -51,8 +54,42 @@ def _holder(path: Path) -> str:
 
 
 @contextmanager
-def warehouse_lock(duckdb_path: Path, command: str, wait_s: float) -> Iterator[None]:
+def warehouse_lock(settings: Settings, command: str, wait_s: float) -> Iterator[None]:
     """Hold the warehouse's lock for the duration of the block; wait up to `wait_s` for it."""
+    if settings.warehouse == "postgres":
+        with _server_lock(settings, command, wait_s):
+            yield
+        return
+    with _file_lock(settings.duckdb_path, command, wait_s):
+        yield
+
+
+@contextmanager
+def _server_lock(settings: Settings, command: str, wait_s: float) -> Iterator[None]:
+    # One lock per raw schema: developers with their own schema prefix do not wait for each other.
+    key = f"dmf_watch:{warehouse.schemas(settings).raw}"
+    lock = warehouse.ServerLock(key, f"{command} pid {os.getpid()} on {socket.gethostname()}")
+    try:
+        deadline = time.monotonic() + wait_s
+        announced = False
+        while not lock.try_acquire():
+            holder = lock.holder() or "another dmf process"
+            if time.monotonic() >= deadline:
+                raise WarehouseBusy(
+                    f"another dmf run holds the warehouse {warehouse.describe(settings)} ({holder}); "
+                    f"waited {wait_s:g} s: let it finish and run again, or raise DMF_LOCK_WAIT_S."
+                )
+            if not announced:
+                log.info("waiting up to %g s for the warehouse lock held by %s", wait_s, holder)
+                announced = True
+            time.sleep(POLL_S)
+        yield
+    finally:
+        lock.close()  # ending the session releases the lock
+
+
+@contextmanager
+def _file_lock(duckdb_path: Path, command: str, wait_s: float) -> Iterator[None]:
     path = lock_path(duckdb_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)

@@ -20,20 +20,22 @@ day-by-day runs would (tests/load/test_backfill.py proves the events equal).
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import duckdb
 
 from dmf_watch.commands.build import build
 from dmf_watch.commands.decisions import changed_days, published_counts
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import ConfigError, DmfError
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.pipelines.mfds import mfds_dump_source
-from dmf_watch.pipelines.mfds.dumps import Dump, find_dumps, read_dump
+from dmf_watch.pipelines.mfds.dumps import DECISIONS_FILE, Dump, DumpError, find_dumps, read_dump
 from dmf_watch.pipelines.mfds.helpers import FetchResult
 from dmf_watch.pipelines.mfds.load import new_load_id, ready_pipeline, write_load
 from dmf_watch.pipelines.mfds.row_versions import stored_versions
@@ -98,6 +100,62 @@ def _verdicts(settings: Settings, days: list[date]) -> dict[date, tuple[str, str
     return {row[0]: (row[1], row[2]) for row in rows}
 
 
+DECISION_KEYS = ("as_of_date", "decision", "decided_by", "reason", "decided_at")
+
+
+def read_decisions(path: Path) -> list[dict]:
+    """People's decisions exported beside the dumps (none for a single file or a folder without
+    them), checked like a dump: one line naming the file and line when one is unusable."""
+    file = path / DECISIONS_FILE if path.is_dir() else None
+    if file is None or not file.is_file():
+        return []
+    decisions = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            decision = json.loads(line)
+            decision["as_of_date"] = date.fromisoformat(decision["as_of_date"])
+            decision["decided_at"] = datetime.fromisoformat(decision["decided_at"])
+            missing = [key for key in DECISION_KEYS if not decision.get(key)]
+        except (ValueError, KeyError, TypeError):
+            missing = ["a JSON object with " + ", ".join(DECISION_KEYS)]
+        if missing or decision.get("decision") not in ("accept", "reject"):
+            raise DumpError(
+                f"{file}:{number}: not a decision as `dmf export-loads` writes it (missing or wrong: "
+                f"{', '.join(missing) or 'decision'}); nothing was imported."
+            )
+        decisions.append(decision)
+    return decisions
+
+
+def _record_decisions(settings: Settings, decisions: list[dict], loads: dict[date, str]) -> int:
+    """The exported decisions on the imported days, given to each day's imported load, in their
+    order; after a first build (which made the decisions table, and judged the days as the
+    gates did before anyone decided), so the next build applies them as they were applied."""
+    raw = warehouse.schemas(settings).raw
+    kept = [d for d in decisions if d["as_of_date"] in loads]
+    with warehouse.connect(settings) as con:
+        ((latest,),) = con.execute(f"select max(decision_seq) from {raw}.load_decisions").fetchall()
+        con.executemany(
+            f"insert into {raw}.load_decisions "
+            "(load_id, as_of_date, decision, decided_by, reason, decided_at, decision_seq) values (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    loads[d["as_of_date"]],
+                    d["as_of_date"],
+                    d["decision"],
+                    d["decided_by"],
+                    d["reason"],
+                    d["decided_at"],
+                    seq,
+                )
+                for seq, d in enumerate(kept, start=(latest or 0) + 1)
+            ],
+        )
+    return len(kept)
+
+
 def backfill(
     settings: Settings,
     path: Path,
@@ -112,6 +170,7 @@ def backfill(
     dumps = check_dumps(path)
     for dump in dumps:  # every file checked before anything is written
         read_dump(dump)
+    decisions = read_decisions(path)
     skipped = {dump.as_of: complete_load_of(settings, dump.as_of) for dump in dumps}
     todo = [dump for dump in dumps if skipped[dump.as_of] is None]
     for dump in dumps:
@@ -131,6 +190,7 @@ def backfill(
     published_before, counts_before = _published(settings)
 
     pipeline = ready_pipeline(settings, todo[0].as_of)
+    imported: dict[date, str] = {}
     bar = _ProgressBar(len(todo), enabled=sys.stdout.isatty() if progress is None else progress)
     with bar:
         for number, dump in enumerate(todo, start=1):
@@ -149,6 +209,7 @@ def backfill(
                 raise DmfError(
                     f"{dump.path}: {outcome.reason}; {number - 1} earlier day(s) were imported, nothing was built."
                 )
+            imported[dump.as_of] = load_id
             echo(
                 f"{dump.as_of}  load    [{number}/{len(todo)}] {dump.path.name}: {outcome.distinct_count:,} records "
                 f"(load {load_id})"
@@ -160,6 +221,12 @@ def backfill(
     echo(f"backfill: build   {built.summary()}")
     if not built.success and not built.gate_fired:
         raise DmfError(f"the dumps are imported but dbt build failed: {'; '.join(built.failures[:3])}.")
+    if decisions and (recorded := _record_decisions(settings, decisions, imported)):
+        echo(f"backfill: {recorded} decision(s) on the imported days recorded as exported; building again")
+        built = build(settings)
+        echo(f"backfill: build   {built.summary()}")
+        if not built.success and not built.gate_fired:
+            raise DmfError(f"the decisions are recorded but dbt build failed: {'; '.join(built.failures[:3])}.")
 
     verdicts = _verdicts(settings, [dump.as_of for dump in todo])
     rejected = [day for day, (verdict, _) in sorted(verdicts.items()) if verdict != "accepted"]

@@ -124,7 +124,8 @@ def invoke_dbt(
     returned, spares the command parsing the project again (dbt's own programmatic reuse:
     dbtRunner(manifest=...)).
     """
-    settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
+    if settings.warehouse == "duckdb":
+        settings.duckdb_path.parent.mkdir(parents=True, exist_ok=True)
     args = [
         *command.split(),
         "--project-dir",
@@ -148,7 +149,13 @@ def invoke_dbt(
             lines.append(event.info.msg)
 
     with _environment(
-        dict(env or {}, DMF_DUCKDB_PATH=str(settings.duckdb_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+        dict(
+            env or {},
+            DMF_WAREHOUSE=settings.warehouse,  # the profile's target
+            DMF_SCHEMA_PREFIX=settings.schema_prefix,
+            DMF_DUCKDB_PATH=str(settings.duckdb_path),
+            DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+        )
     ):
         from dbt.cli.main import dbtRunner
 

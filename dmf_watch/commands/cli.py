@@ -25,7 +25,19 @@ log = logging.getLogger("dmf")
 # Commands that write the warehouse (or read it while others may write): one at a time per
 # warehouse, through dmf.lock. A new command opts in by adding its name here.
 LOCKED_COMMANDS = frozenset(
-    {"run", "load", "build", "backfill", "report", "demo", "accept-load", "reject-load", "notify", "restore"}
+    {
+        "run",
+        "load",
+        "build",
+        "backfill",
+        "export-loads",
+        "report",
+        "demo",
+        "accept-load",
+        "reject-load",
+        "notify",
+        "restore",
+    }
 )
 # Commands that never open the warehouse, or rebuild it (restore), or make their own (demo).
 NO_DAMAGE_CHECK = frozenset({"sim", "doctor", "seeds", "restore", "demo"})
@@ -129,6 +141,12 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also import days before the latest load (changes published days; prints which and how)",
     )
+
+    export = commands.add_parser(
+        "export-loads",
+        help="write every stored day as a dated dump (and people's decisions) for `dmf backfill` elsewhere",
+    )
+    export.add_argument("folder", metavar="DIR", help="an empty folder (created if missing)")
 
     restore = commands.add_parser(
         "restore", help="rebuild the warehouse from a backup (the newest by default); the current file is kept"
@@ -270,6 +288,12 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf_watch.commands.backfill import backfill
 
         return backfill(settings, Path(args.path), insert_before_published=args.insert_before_published)
+    if args.command == "export-loads":
+        from pathlib import Path
+
+        from dmf_watch.commands.export_loads import export_loads
+
+        return export_loads(settings, Path(args.folder))
     if args.command == "restore":
         from pathlib import Path
 

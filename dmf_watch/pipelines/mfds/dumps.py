@@ -45,6 +45,8 @@ from dmf_watch.pipelines.mfds.helpers import ApiError, FetchResult, Page, _page,
 from dmf_watch.pipelines.mfds.settings import ITEM_SCHEMA, PAGE_SIZE
 
 DUMP_SUFFIXES = (".jsonl", ".json")
+# People's decisions on loads, written by `dmf export-loads` beside its dumps, read by `dmf backfill`.
+DECISIONS_FILE = "load_decisions.jsonl"
 # The first date of a name; digits around it would make it part of a longer number.
 _DATE_IN_NAME = re.compile(r"(?<!\d)(?:(\d{4})-(\d{2})-(\d{2})|(\d{4})(\d{2})(\d{2}))(?!\d)")
 _DECLARED = {name.upper() for name in ITEM_SCHEMA}

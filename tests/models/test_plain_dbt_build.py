@@ -118,7 +118,8 @@ def verdicts(settings) -> dict:
             settings, "select distinct load_id, as_of_date from mfds_raw.rejected_load_signals order by 1"
         ),
         "days": query(
-            settings, "select as_of_date, load_id, verdict, reason, rejected_gates from marts.dmf_day_decisions order by 1, 2"
+            settings,
+            "select as_of_date, load_id, verdict, reason, rejected_gates from marts.dmf_day_decisions order by 1, 2",
         ),
         "events of day 2": query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [DAY_2]),
     }

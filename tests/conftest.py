@@ -70,6 +70,16 @@ def _fast_tier_runs_no_dbt(request: pytest.FixtureRequest, monkeypatch: pytest.M
 
 
 @pytest.fixture(scope="session")
+def postgres() -> Iterator[dict[str, str]]:
+    """A PostgreSQL 15 server for the PostgreSQL tier (support/postgres.py: the one `.ci/run`
+    started, or a throwaway one for this session), its libpq variables set in the environment."""
+    from support.postgres import server
+
+    with server() as variables:
+        yield variables
+
+
+@pytest.fixture(scope="session")
 def real_data_dir() -> Path:
     if not REAL_DATA_DIR.is_dir():
         pytest.fail(f"the real MFDS samples must be beside the checkout, at {REAL_DATA_DIR}")

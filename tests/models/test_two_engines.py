@@ -1,0 +1,152 @@
+"""One truth, two engines: the same loads give the same marts on DuckDB and on PostgreSQL.
+
+The same days go through the real daily job (HTTP loader, `dmf build`, the report) into an
+embedded DuckDB file and into a PostgreSQL 15 server: simulated days with a renumbering on the
+same day as a manufacturer edit, registrations that come back after 2 days (REINSTATED), a day
+whose list lost every manufacturer (a gate rejects it), then the real 2026-10-08 sample and its
+next day. Every published mart is then compared row for row, every column but the ids and
+clocks each run mints itself (load ids, build times); the verdicts and gates of every day, and
+the daily report's action list."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from dmf_watch.core import warehouse
+from dmf_watch.core.config import Settings
+from dmf_watch.simulator.evolution import IdentityCases
+from dmf_watch.simulator.registry import SyntheticRegistry
+from support.mfds import SERVICE_KEY
+from support.postgres import drop_schemas, on_postgres
+from support.real_days import two_days
+from support.scenarios import DaysSource, run_days, settings_in
+
+pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
+
+START = date(2026, 9, 1)
+DATES = [START + timedelta(days=n) for n in range(8)]
+REJECTED = DATES[4]
+CASES = IdentityCases(day=3, returns_after=(2,), renumbered_with_manufacturer=1)
+
+MARTS = (
+    "dmf_events",
+    "dmf_event_field_changes",
+    "dmf_signals",
+    "dmf_registrations",
+    "dmf_registration_history",
+    "dmf_day_decisions",
+    "dmf_loads",
+    "dmf_daily_summary",
+    "dmf_watchlist_unmatched",
+)
+# What each run mints for itself: ids of its loads and clocks of its steps.
+MINTED = {
+    "load_id",
+    "previous_accepted_load_id",
+    "latest_load_id",
+    "built_at",
+    "matched_at",
+    "published_at",
+    "started_at",
+    "finished_at",
+    "duration_s",
+    "loaded_at",
+    "decided_at",
+}
+
+
+def _days(real_data_dir: Path) -> tuple[dict[date, list[dict]], dict[date, list[dict]]]:
+    registry = SyntheticRegistry(seed=5, size=300, start_date=START, cases=CASES)
+    days = {as_of: registry.items_for(n + 1) for n, as_of in enumerate(DATES)}
+    days[REJECTED] = [{**item, "MNFCTR_NAME": None} for item in days[REJECTED]]
+    return days, two_days(real_data_dir)
+
+
+def _value(value):
+    """A value as both engines' drivers can agree on: numbers to 9 significant digits, instants in
+    UTC, lists and JSON text as Python lists and dicts."""
+    if isinstance(value, Decimal | float):
+        return None if math.isnan(value) else float(f"{float(value):.9g}")
+    if isinstance(value, datetime):
+        return value.astimezone().isoformat() if value.tzinfo else value.isoformat()
+    if isinstance(value, list | tuple):
+        return [_value(v) for v in value]
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _marts(settings: Settings) -> dict[str, list[str]]:
+    marts = warehouse.schemas(settings).marts
+    found = {}
+    with warehouse.connect(settings, read_only=True) as con:
+        for table in MARTS:
+            columns = [c for c in warehouse.columns(con, marts, table) if c not in MINTED]
+            quoted = ", ".join(f'"{c}"' for c in columns)
+            rows = con.execute(f"select {quoted} from {marts}.{table}").fetchall()
+            found[table] = sorted(
+                json.dumps(dict(zip(columns, map(_value, row))), ensure_ascii=False, sort_keys=True, default=str)
+                for row in rows
+            )
+    return found
+
+
+def _action_rows(report: Path) -> list[list]:
+    sheet = openpyxl.load_workbook(report, read_only=True)["조치항목"]
+    return [
+        [cell for cell in row if not (isinstance(cell, str) and cell.startswith("20") and "Z-" in cell)]
+        for row in sheet.iter_rows(values_only=True)
+    ]
+
+
+@pytest.fixture(scope="module")
+def both_engines(tmp_path_factory, postgres, real_data_dir):
+    synthetic, real = _days(real_data_dir)
+    runs = {}
+    on_server = None
+    for engine in ("duckdb", "postgres"):
+        settings = dataclasses.replace(settings_in(tmp_path_factory.mktemp(engine)), agy_binary="/nonexistent/agy")
+        if engine == "postgres":
+            settings = on_server = on_postgres(settings, "two_engines")
+        outcomes = run_days(settings, DaysSource(synthetic), [(d, None) for d in DATES], SERVICE_KEY)
+        outcomes += run_days(settings, DaysSource(real), [(d, None) for d in sorted(real)], SERVICE_KEY)
+        runs[engine] = (settings, outcomes)
+    yield runs
+    drop_schemas(on_server)
+
+
+def test_the_same_loads_give_the_same_marts_verdicts_and_report_on_both_engines(both_engines):
+    (duck, duck_days), (pg, pg_days) = both_engines["duckdb"], both_engines["postgres"]
+    assert [(o.as_of, o.verdict, o.exit_code) for o in pg_days] == [
+        (o.as_of, o.verdict, o.exit_code) for o in duck_days
+    ]
+    assert [o.exit_code for o in duck_days] == [2 if o.as_of == REJECTED else 0 for o in duck_days]
+    assert [o.reason for o in pg_days] == [o.reason for o in duck_days]
+
+    on_duckdb, on_postgres_ = _marts(duck), _marts(pg)
+    for table in MARTS:
+        only_duckdb = sorted(set(on_duckdb[table]) - set(on_postgres_[table]))
+        only_postgres = sorted(set(on_postgres_[table]) - set(on_duckdb[table]))
+        assert (only_duckdb[:3], only_postgres[:3]) == ([], []), table
+        assert on_postgres_[table] == on_duckdb[table], table
+    # the comparison compared something: every kind of event, a reinstatement, a rejected day
+    events = "\n".join(on_duckdb["dmf_events"])
+    assert all(f'"event_type": "{kind}"' in events for kind in ("NEW", "CHANGED", "WITHDRAWN", "REINSTATED"))
+    assert any('"verdict": "rejected"' in row for row in on_duckdb["dmf_day_decisions"])
+
+    last = duck_days[-1].as_of
+    (duck_report,) = [p for p in duck_days[-1].reports if p.suffix == ".xlsx" and last.isoformat() in p.name]
+    (pg_report,) = [p for p in pg_days[-1].reports if p.suffix == ".xlsx" and last.isoformat() in p.name]
+    assert len(_action_rows(duck_report)) > 4
+    assert _action_rows(pg_report) == _action_rows(duck_report)

@@ -90,10 +90,14 @@ def _placeholders(sql: str) -> str:
 
 
 class Connection:
-    """One connection to the warehouse: `execute` takes portable SQL with `?` placeholders."""
+    """One connection to the warehouse: `execute` takes portable SQL with `?` placeholders.
+    It carries its target's schema names (`con.schemas.marts`), so a function handed a
+    connection writes `{con.schemas.marts}.dmf_events` without the settings being threaded
+    through every query helper."""
 
-    def __init__(self, engine: str, raw: Any) -> None:
+    def __init__(self, engine: str, raw: Any, schemas: Schemas) -> None:
         self.engine = engine
+        self.schemas = schemas
         self._raw = raw
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
@@ -129,7 +133,7 @@ def connect(settings: Settings, *, read_only: bool = False) -> Iterator[Connecti
     if settings.warehouse == "postgres":
         raw = _connect_postgres(read_only)
         try:
-            yield Connection("postgres", raw)
+            yield Connection("postgres", raw, schemas(settings))
             raw.commit()
         except BaseException:
             raw.rollback()
@@ -138,7 +142,7 @@ def connect(settings: Settings, *, read_only: bool = False) -> Iterator[Connecti
             raw.close()
         return
     with duckdb.connect(str(settings.duckdb_path), read_only=read_only) as raw:
-        yield Connection("duckdb", raw)
+        yield Connection("duckdb", raw, schemas(settings))
 
 
 def exists(settings: Settings) -> bool:

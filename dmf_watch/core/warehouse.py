@@ -117,6 +117,21 @@ class Connection:
         if self.engine == "postgres":
             self._raw.commit()
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The block's statements stored all or none. DuckDB commits each statement unless a
+        transaction is opened; on PostgreSQL the `connect` block already is one transaction."""
+        if self.engine == "postgres":
+            yield
+            return
+        self._raw.execute("begin")
+        try:
+            yield
+        except BaseException:
+            self._raw.execute("rollback")
+            raise
+        self._raw.execute("commit")
+
 
 def _connect_postgres(read_only: bool) -> Any:
     # Every parameter from the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD or

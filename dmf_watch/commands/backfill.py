@@ -26,8 +26,6 @@ from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
-import duckdb
-
 from dmf_watch.commands.build import build
 from dmf_watch.commands.decisions import changed_days, published_counts
 from dmf_watch.core import warehouse
@@ -54,9 +52,9 @@ def complete_load_of(settings: Settings, as_of: date) -> str | None:
     dump of a day already loaded is the same day again, so it is skipped, not loaded twice."""
     if latest_load_date(settings) is None:
         return None
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+    with warehouse.connect(settings, read_only=True) as con:
         row = con.execute(
-            "select load_id from mfds_raw.load_runs where as_of_date = ? and fetch_status = "
+            f"select load_id from {con.schemas.raw}.load_runs where as_of_date = ? and fetch_status = "
             "'complete' order by finished_at desc limit 1",
             [as_of],
         ).fetchone()
@@ -65,35 +63,35 @@ def complete_load_of(settings: Settings, as_of: date) -> str | None:
 
 def latest_load_date(settings: Settings) -> date | None:
     """The as-of date of the warehouse's latest load attempt, any verdict (None: no load yet)."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return None
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, "mfds_raw", "load_runs"):
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, con.schemas.raw, "load_runs"):
             return None
-        row = con.execute("select max(as_of_date) from mfds_raw.load_runs").fetchone()
+        row = con.execute(f"select max(as_of_date) from {con.schemas.raw}.load_runs").fetchone()
     return row[0] if row else None
 
 
 def _published(settings: Settings) -> tuple[set[date], dict[date, dict[str, int]]]:
     """The dates published now (an accepted load) and their event counts."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return set(), {}
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, "marts", "dmf_loads", "dmf_events"):
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, con.schemas.marts, "dmf_loads", "dmf_events"):
             return set(), {}
         days = {
             row[0]
             for row in con.execute(
-                "select distinct as_of_date from marts.dmf_loads where verdict = 'accepted'"
+                f"select distinct as_of_date from {con.schemas.marts}.dmf_loads where verdict = 'accepted'"
             ).fetchall()
         }
         return days, published_counts(con)
 
 
 def _verdicts(settings: Settings, days: list[date]) -> dict[date, tuple[str, str | None]]:
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+    with warehouse.connect(settings, read_only=True) as con:
         rows = con.execute(
-            "select as_of_date, verdict, reason from marts.dmf_day_decisions where as_of_date in "
+            f"select as_of_date, verdict, reason from {con.schemas.marts}.dmf_day_decisions where as_of_date in "
             f"({', '.join('?' for _ in days)})",
             days,
         ).fetchall()

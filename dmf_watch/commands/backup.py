@@ -8,6 +8,10 @@ the warehouse lock it holds, as zstd Parquet files into a dated folder (written 
 and renamed, so a half-written copy never counts), and keeps the last DMF_BACKUP_KEEP.
 `dmf restore` rebuilds a warehouse from one. `warehouse_problem` tells a file DuckDB cannot
 read, for `run`, `status` and `doctor` alike, with the way back.
+
+All of this is about the DuckDB file. A PostgreSQL server is backed up and restored by whoever
+runs it (pg_dump, their base backups), so on PostgreSQL the morning copy is skipped and
+`dmf restore` refuses.
 """
 
 from __future__ import annotations
@@ -21,11 +25,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
-from dmf_watch.core.warehouse import RAW_DATASET
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,7 @@ PARTIAL = ".partial"
 # Tables people wrote that no load or build can give back (the rest of `enrichment` is AI output).
 PEOPLES_TABLES = (("enrichment", "proposals"), ("enrichment", "proposal_decisions"))
 DUCKDB_HEADER_BYTES = 3 * 4096  # DuckDB's file header and its two database headers
+SERVER_BACKUPS = "a PostgreSQL warehouse is backed up and restored by its DBA (pg_dump), not by dmf"
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,11 @@ def copies(backup_dir: Path) -> list[Copy]:
     return sorted(found, key=lambda copy: copy.path.name, reverse=True)
 
 
-def _kept_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+def _kept_tables(con: warehouse.Connection) -> list[tuple[str, str]]:
     rows = con.execute(
         "select table_schema, table_name from information_schema.tables where table_type = 'BASE TABLE' order by 1, 2"
     ).fetchall()
-    return [(schema, table) for schema, table in rows if schema == RAW_DATASET or (schema, table) in PEOPLES_TABLES]
+    return [(schema, table) for schema, table in rows if schema == con.schemas.raw or (schema, table) in PEOPLES_TABLES]
 
 
 def back_up(settings: Settings, as_of: date | None = None) -> Copy:
@@ -76,7 +79,7 @@ def back_up(settings: Settings, as_of: date | None = None) -> Copy:
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
     tables: dict[str, int] = {}
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+    with warehouse.connect(settings, read_only=True) as con:
         for schema, table in _kept_tables(con):
             target = partial / f"{schema}.{table}.parquet"
             con.execute(f'copy (select * from "{schema}"."{table}") to \'{target}\' (format parquet, compression zstd)')
@@ -93,9 +96,12 @@ def back_up(settings: Settings, as_of: date | None = None) -> Copy:
 
 def back_up_after_run(settings: Settings, as_of: date) -> str:
     """back_up for `dmf run`: a failure (a full disk) is one log line, never the run's failure."""
+    if settings.warehouse != "duckdb":
+        log.info("no backup after %s: %s", as_of, SERVER_BACKUPS)
+        return f"skipped: {SERVER_BACKUPS}"
     try:
         copy = back_up(settings, as_of)
-    except (OSError, duckdb.Error) as error:
+    except (OSError, *warehouse.Error) as error:
         log.warning("the backup after %s could not be written to %s: %s", as_of, settings.backup_dir, error)
         return f"backup failed ({str(error).splitlines()[0][:120]}); the run's result stands"
     size = sum(path.stat().st_size for path in copy.path.iterdir())
@@ -120,23 +126,25 @@ def restore_advice(backup_dir: Path) -> str:
 DAMAGE_WORDS = ("corrupt database file", "not a valid duckdb database file", "checksum")
 
 
-def warehouse_problem(duckdb_path: Path, backup_dir: Path, error: BaseException | None = None) -> str | None:
+def warehouse_problem(settings: Settings, error: BaseException | None = None) -> str | None:
     """Why DuckDB cannot use the warehouse file (garbage, a bad checksum, cut short), in one
     sentence with the way back; None when it opens and is whole, or when another process holds
-    it (that is the lock's story, not damage). `error`: one a run met reading a damaged block the
-    opening check cannot see (DuckDB checks a block's checksum when it reads it)."""
-    if not duckdb_path.is_file():
+    it (that is the lock's story, not damage), or on PostgreSQL (a server's health is its DBA's).
+    `error`: one a run met reading a damaged block the opening check cannot see (DuckDB checks a
+    block's checksum when it reads it)."""
+    duckdb_path, backup_dir = settings.duckdb_path, settings.backup_dir
+    if settings.warehouse != "duckdb" or not duckdb_path.is_file():
         return None
     if error is not None and any(word in str(error).lower() for word in DAMAGE_WORDS):
         what = str(error).splitlines()[0][:160]
         return f"the warehouse {duckdb_path} is damaged ({what}); {restore_advice(backup_dir)}."
     try:
-        with duckdb.connect(str(duckdb_path), read_only=True) as con:
+        with warehouse.connect(settings, read_only=True) as con:
             con.execute("select count(*) from information_schema.tables").fetchall()
             ((block_size, used_blocks),) = con.execute(
                 "select block_size, used_blocks from pragma_database_size()"
             ).fetchall()
-    except duckdb.Error as error:
+    except warehouse.Error as error:
         text = str(error)
         if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
             return None
@@ -156,6 +164,8 @@ def restore(settings: Settings, copy_path: Path | None = None, *, echo: Echo = p
     from dmf_watch.commands.build import build
     from dmf_watch.pipelines.mfds.row_versions import create_items_view
 
+    if settings.warehouse != "duckdb":
+        raise DmfError(f"dmf restore rebuilds a DuckDB file; {SERVER_BACKUPS}.")
     found = copies(settings.backup_dir)
     if copy_path is None:
         if not found:
@@ -173,7 +183,7 @@ def restore(settings: Settings, copy_path: Path | None = None, *, echo: Echo = p
     working_dir = settings.state_dir / "dlt"
     if working_dir.exists():  # dlt's local state may be newer than the copy: it is synced from the warehouse
         os.replace(working_dir, working_dir.with_name(f"dlt.before-restore-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"))
-    with duckdb.connect(str(settings.duckdb_path)) as con:
+    with warehouse.connect(settings) as con:
         for name in chosen.tables:
             schema, table = name.split(".", 1)
             con.execute(f'create schema if not exists "{schema}"')
@@ -181,9 +191,9 @@ def restore(settings: Settings, copy_path: Path | None = None, *, echo: Echo = p
             con.execute(f'create table "{schema}"."{table}" as select * from read_parquet(\'{source}\')')
         create_items_view(con)
         loads = con.execute(
-            f"select count(*), min(as_of_date), max(as_of_date) from {RAW_DATASET}.load_runs"
+            f"select count(*), min(as_of_date), max(as_of_date) from {con.schemas.raw}.load_runs"
         ).fetchone()
-    decisions = chosen.tables.get(f"{RAW_DATASET}.load_decisions", 0)
+    decisions = chosen.tables.get(f"{warehouse.schemas(settings).raw}.load_decisions", 0)
     echo(
         f"restore: {chosen.path.name} ({chosen.created_at}): {loads[0]} load attempts {loads[1]} … {loads[2]}, "
         f"{decisions} decision(s) on loads; rebuilding every model"

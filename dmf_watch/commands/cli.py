@@ -386,7 +386,7 @@ def notify_command(settings: Settings, args: argparse.Namespace, as_of: date) ->
         return 0 if all(ok for _, _, ok, _ in results) else 1
     outcome = notify_day(settings, as_of, resend=args.resend)
     print(f"{as_of}  notify  {outcome.summary()}")
-    if outcome.recorded and settings.duckdb_path.is_file():
+    if outcome.recorded:
         from dmf_watch.reports.daily_report import render_daily
 
         render_daily(settings, as_of)  # its operations sheet lists the new alerts and deliveries
@@ -439,7 +439,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command not in NO_DAMAGE_CHECK:
         from dmf_watch.commands.backup import warehouse_problem
 
-        damage = warehouse_problem(settings.duckdb_path, settings.backup_dir)
+        damage = warehouse_problem(settings)
         if damage:
             raise DmfError(damage)
     if args.command not in LOCKED_COMMANDS:
@@ -520,7 +520,7 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
             return 1
         from dmf_watch.commands.backup import warehouse_problem
 
-        damage = warehouse_problem(settings.duckdb_path, settings.backup_dir, error)
+        damage = warehouse_problem(settings, error)
         if damage:  # a damaged block the check before the run could not see
             print(f"dmf: {damage}", file=sys.stderr)
             return 1

@@ -14,13 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-import duckdb
-
 from dmf_watch.commands.build import build
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import ConfigError, DmfError
 from dmf_watch.core.warehouse import table_exists
-from dmf_watch.pipelines.mfds.settings import DATASET_NAME
 
 DECISIONS_TABLE = "load_decisions"
 EVENT_TYPES = ("NEW", "CHANGED", "WITHDRAWN")
@@ -41,14 +39,14 @@ class DayLoad:
     decision: str | None
 
 
-def _marts_built(con: duckdb.DuckDBPyConnection) -> bool:
-    return table_exists(con, "marts", "dmf_loads")
+def _marts_built(con: warehouse.Connection) -> bool:
+    return table_exists(con, con.schemas.marts, "dmf_loads")
 
 
-def day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> DayLoad | None:
+def day_load(con: warehouse.Connection, as_of: date) -> DayLoad | None:
     row = con.execute(
-        "select load_id, verdict, fetch_status, reason, rejected_gates, decision from marts.dmf_day_decisions "
-        "where as_of_date = ?",
+        "select load_id, verdict, fetch_status, reason, rejected_gates, decision "
+        f"from {con.schemas.marts}.dmf_day_decisions where as_of_date = ?",
         [as_of],
     ).fetchone()
     return DayLoad(*row) if row else None
@@ -82,11 +80,11 @@ def refusal(decision: str, as_of: date, load: DayLoad | None, today: date | None
     return None
 
 
-def published_counts(con: duckdb.DuckDBPyConnection) -> DayCounts:
+def published_counts(con: warehouse.Connection) -> DayCounts:
     """Events per type per published date, as `marts.dmf_events` holds them now."""
     counts: DayCounts = {}
     for as_of, event_type, n in con.execute(
-        "select as_of_date, event_type, count(*) from marts.dmf_events group by 1, 2"
+        f"select as_of_date, event_type, count(*) from {con.schemas.marts}.dmf_events group by 1, 2"
     ).fetchall():
         counts.setdefault(as_of, {})[event_type] = n
     return counts
@@ -115,9 +113,9 @@ def decide_load(
         raise ConfigError(f"unknown decision {decision!r}; use accept or reject.")
     if not decided_by.strip() or not reason.strip():
         raise ConfigError("a decision needs who decides (--by NAME) and why (--reason TEXT).")
-    if not settings.duckdb_path.is_file():
-        raise DmfError(f"the warehouse {settings.duckdb_path} does not exist; run `dmf run` first.")
-    with duckdb.connect(str(settings.duckdb_path)) as con:
+    if not warehouse.exists(settings):
+        raise DmfError(f"the warehouse {warehouse.describe(settings)} does not exist; run `dmf run` first.")
+    with warehouse.connect(settings) as con:
         if not _marts_built(con):
             raise DmfError("the warehouse has not been built; run `dmf build` first.")
         load = day_load(con, as_of)
@@ -126,7 +124,7 @@ def decide_load(
             raise DmfError(problem)
         assert load is not None
         before = published_counts(con)
-        table = f"{DATASET_NAME}.{DECISIONS_TABLE}"
+        table = f"{con.schemas.raw}.{DECISIONS_TABLE}"
         con.execute(f"alter table {table} add column if not exists decision_seq bigint")
         ((latest,),) = con.execute(f"select max(decision_seq) from {table}").fetchall()
         con.execute(
@@ -141,7 +139,7 @@ def decide_load(
     echo(f"{as_of}  build   {outcome.summary()}")
     if not outcome.success and not outcome.gate_fired:
         raise DmfError(f"the decision is recorded but dbt build failed: {'; '.join(outcome.failures[:3])}.")
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+    with warehouse.connect(settings, read_only=True) as con:
         after = published_counts(con)
     lines = changed_days(before, after)
     for line in lines or ["no published day changed"]:

@@ -80,7 +80,7 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
         print(f"{as_of}  weekly  {render_weekly(settings, monday)}")
     print()
     print("Events against the simulator's ground truth:")
-    print(table(compare_days(settings.duckdb_path, registry, first_day, days)))
+    print(table(compare_days(settings, registry, first_day, days)))
     print()
     print(f"Warehouse: {settings.duckdb_path}  (tables marts.dmf_loads, marts.dmf_events, ...)")
     raw = raw_summary(settings)

@@ -13,8 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.url_policy import base_url_problem
 from dmf_watch.core.warehouse import NO_LOAD_ADVICE, holds_a_load
@@ -103,36 +102,30 @@ def check_api(
     )
 
 
-def check_warehouse(duckdb_path: Path, backup_dir: Path | None = None) -> list[SetupCheck]:
+def check_warehouse(settings: Settings) -> list[SetupCheck]:
     """Readable, whole, built (the marts exist), and the last load's verdict (a rejection is a warning)."""
     from dmf_watch.commands.backup import warehouse_problem
 
-    if not duckdb_path.is_file():
-        return [SetupCheck("warehouse", BAD, f"no warehouse at {duckdb_path}: run `dmf run` (or `dmf demo` to try).")]
-    damage = warehouse_problem(duckdb_path, backup_dir or duckdb_path.parent / "backups")
+    where = warehouse.describe(settings)
+    if not warehouse.exists(settings):
+        return [SetupCheck("warehouse", BAD, f"no warehouse at {where}: run `dmf run` (or `dmf demo` to try).")]
+    damage = warehouse_problem(settings)
     if damage:
         return [SetupCheck("warehouse", BAD, damage)]
     try:
-        with duckdb.connect(str(duckdb_path), read_only=True) as con:
-            tables = {
-                name
-                for (name,) in con.execute(
-                    "select table_name from information_schema.tables where table_schema = 'marts'"
-                ).fetchall()
-            }
-            if not {"dmf_day_decisions", "dmf_events", "dmf_daily_summary"} <= tables:
-                if not holds_a_load(con):
-                    return [SetupCheck("warehouse", BAD, f"{duckdb_path} holds no load yet: {NO_LOAD_ADVICE}.")]
-                return [SetupCheck("warehouse", BAD, f"{duckdb_path} is readable but not built: run `dmf build`.")]
+        with warehouse.connect(settings, read_only=True) as con:
+            marts = con.schemas.marts
+            if not warehouse.table_exists(con, marts, "dmf_day_decisions", "dmf_events", "dmf_daily_summary"):
+                if not holds_a_load(con, con.schemas.raw):
+                    return [SetupCheck("warehouse", BAD, f"{where} holds no load yet: {NO_LOAD_ADVICE}.")]
+                return [SetupCheck("warehouse", BAD, f"{where} is readable but not built: run `dmf build`.")]
             last = con.execute(
-                "select as_of_date, verdict, reason from marts.dmf_day_decisions order by as_of_date desc limit 1"
+                f"select as_of_date, verdict, reason from {marts}.dmf_day_decisions order by as_of_date desc limit 1"
             ).fetchone()
-    except duckdb.Error as exc:
+    except warehouse.Error as exc:
         first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
-        return [
-            SetupCheck("warehouse", BAD, f"{duckdb_path} cannot be read ({first}); is another dmf command writing it?")
-        ]
-    checks = [SetupCheck("warehouse", OK, f"{duckdb_path} is readable and built.")]
+        return [SetupCheck("warehouse", BAD, f"{where} cannot be read ({first}); is another dmf command writing it?")]
+    checks = [SetupCheck("warehouse", OK, f"{where} is readable and built.")]
     if last is None:
         checks.append(SetupCheck("last_load", WARN, "no load yet: run `dmf run`."))
     elif last[1] != "accepted":
@@ -169,7 +162,7 @@ def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY)
         check_service_key(key),
         check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ()))),
     ]
-    checks += check_warehouse(settings.duckdb_path, settings.backup_dir)
+    checks += check_warehouse(settings)
     checks.append(check_reports_dir(settings.reports_dir))
     ai_checks = run_doctor(settings)
     agy_missing = any(check.name == "agy_binary" and check.message.startswith(AGY_NOT_FOUND) for check in ai_checks)

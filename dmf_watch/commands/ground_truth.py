@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-import duckdb
 import yaml
 
-from dmf_watch.core.config import PROJECT_DIR
+from dmf_watch.core import warehouse
+from dmf_watch.core.config import PROJECT_DIR, Settings
 
 EVENT_TYPES = ("NEW", "REINSTATED", "CHANGED", "WITHDRAWN")
 
@@ -93,9 +93,10 @@ def composed_truth(source, since: date, until: date) -> list[dict]:
     return list(by_record.values())
 
 
-def _day_load(con: duckdb.DuckDBPyConnection, as_of: date) -> tuple[str, bool, date | None] | None:
+def _day_load(con: warehouse.Connection, as_of: date) -> tuple[str, bool, date | None] | None:
     return con.execute(
-        "select verdict, is_baseline, previous_accepted_as_of from marts.dmf_day_decisions where as_of_date = ?",
+        "select verdict, is_baseline, previous_accepted_as_of "
+        f"from {con.schemas.marts}.dmf_day_decisions where as_of_date = ?",
         [as_of],
     ).fetchone()
 
@@ -106,10 +107,10 @@ def _expected_type(entry: dict, window_days: int) -> str:
     return entry["event_type"]
 
 
-def compare_day(duckdb_path: Path, source, as_of: date, window_days: int | None = None) -> DayComparison:
+def compare_day(settings: Settings, source, as_of: date, window_days: int | None = None) -> DayComparison:
     """The day's published events against the simulator's truth since the last accepted day."""
     window = reinstatement_window_days() if window_days is None else window_days
-    with duckdb.connect(str(duckdb_path)) as con:
+    with warehouse.connect(settings) as con:
         load = _day_load(con, as_of)
     if load is None or load[0] != "accepted" or load[1]:
         truth = []  # no load, a rejected load or the baseline: nothing may be published
@@ -125,10 +126,10 @@ def compare_day(duckdb_path: Path, source, as_of: date, window_days: int | None 
         ): frozenset(t.get("fields") or ()) if t["event_type"] == "CHANGED" else frozenset()
         for t in truth
     }
-    with duckdb.connect(str(duckdb_path)) as con:
+    with warehouse.connect(settings) as con:
         rows = con.execute(
             "select event_type, permit_no, ingredient_name, applicant_bizrno, permit_date, changed_fields "
-            "from marts.dmf_events where as_of_date = ?",
+            f"from {con.schemas.marts}.dmf_events where as_of_date = ?",
             [as_of],
         ).fetchall()
     published = {
@@ -148,13 +149,13 @@ def compare_day(duckdb_path: Path, source, as_of: date, window_days: int | None 
     return day
 
 
-def compare_days(duckdb_path: Path, source, first_day: date, days: int) -> list[DayComparison]:
-    return [compare_day(duckdb_path, source, first_day + timedelta(days=n)) for n in range(days)]
+def compare_days(settings: Settings, source, first_day: date, days: int) -> list[DayComparison]:
+    return [compare_day(settings, source, first_day + timedelta(days=n)) for n in range(days)]
 
 
-def compare_dates(duckdb_path: Path, source, dates: list[date]) -> list[DayComparison]:
+def compare_dates(settings: Settings, source, dates: list[date]) -> list[DayComparison]:
     """Like compare_days for loads far apart: only the given as-of dates."""
-    return [compare_day(duckdb_path, source, as_of) for as_of in dates]
+    return [compare_day(settings, source, as_of) for as_of in dates]
 
 
 def table(comparisons: list[DayComparison]) -> str:

@@ -19,11 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import ConfigError
-from dmf_watch.core.warehouse import RAW_DATASET, table_exists
+from dmf_watch.core.warehouse import table_exists
 
 
 @dataclass(frozen=True)
@@ -34,20 +33,24 @@ class LoadDates:
 
 def load_dates(settings: Settings, today: date) -> LoadDates:
     """The warehouse's latest load and its future-dated loads, as of the real `today`."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return LoadDates(None, ())
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, RAW_DATASET, "load_runs"):
+    with warehouse.connect(settings, read_only=True) as con:
+        s = con.schemas
+        if not table_exists(con, s.raw, "load_runs"):
             return LoadDates(None, ())
         withdrawn = (
-            "select load_id from marts.dmf_loads where load_status = 'rejected_by_person'"
-            if table_exists(con, "marts", "dmf_loads")
-            else "select null::varchar as load_id where false"
+            f"select load_id from {s.marts}.dmf_loads where load_status = 'rejected_by_person'"
+            if table_exists(con, s.marts, "dmf_loads")
+            else "select cast(null as varchar) as load_id where false"
         )
-        runs = f"select * from {RAW_DATASET}.load_runs where load_id not in ({withdrawn})"
-        ((latest,),) = con.execute(f"select max(as_of_date) from ({runs}) where as_of_date <= ?", [today]).fetchall()
+        runs = f"select * from {s.raw}.load_runs where load_id not in ({withdrawn})"
+        ((latest,),) = con.execute(
+            f"select max(as_of_date) from ({runs}) as runs where as_of_date <= ?", [today]
+        ).fetchall()
         future = con.execute(
-            f"select distinct as_of_date from ({runs}) where as_of_date > ? and fetch_status = 'complete' order by 1",
+            f"select distinct as_of_date from ({runs}) as runs where as_of_date > ? and fetch_status = 'complete' "
+            "order by 1",
             [today],
         ).fetchall()
     return LoadDates(latest, tuple(row[0] for row in future))

@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-import duckdb
-
 from dmf_watch.commands.backup import back_up_after_run
 from dmf_watch.commands.build import build
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
 from dmf_watch.core.interrupts import RunInterrupted, deferred_interruptions
@@ -38,9 +37,9 @@ class DayOutcome:
 
 def day_verdict(settings: Settings, as_of: date) -> tuple[str, str | None]:
     """The verdict of the load that decides the day, as dbt decided it (marts.dmf_day_decisions)."""
-    with duckdb.connect(str(settings.duckdb_path)) as con:
+    with warehouse.connect(settings) as con:
         row = con.execute(
-            "select verdict, reason from marts.dmf_day_decisions where as_of_date = ?",
+            f"select verdict, reason from {con.schemas.marts}.dmf_day_decisions where as_of_date = ?",
             [as_of],
         ).fetchone()
     return (row[0], row[1]) if row else ("missing", "no load was recorded for this date")

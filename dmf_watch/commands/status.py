@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-import duckdb
-
 from dmf_watch.commands.load_dates import live_load_problem, load_dates, withdraw_command
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import DmfError
-from dmf_watch.core.warehouse import NO_LOAD_ADVICE, RAW_DATASET, holds_a_load, table_exists
+from dmf_watch.core.warehouse import NO_LOAD_ADVICE, holds_a_load, table_exists
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
 AI_NEEDS_PERSON = frozenset(
@@ -53,7 +52,8 @@ class DayStatus:
     next_command: str | None
 
 
-def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date, tuple]:
+def _rows(con: warehouse.Connection, first: date, last: date) -> dict[date, tuple]:
+    marts = con.schemas.marts
     has_ai = table_exists(con, "enrichment", "enrichment_run")
     ai = (
         """left join (
@@ -62,18 +62,21 @@ def _rows(con: duckdb.DuckDBPyConnection, first: date, last: date) -> dict[date,
                 from enrichment.enrichment_run where kind = 'daily'
              ) as ai on ai.as_of_date = loads.as_of_date and ai.n = 1"""
         if has_ai
-        else "left join (select null::date as as_of_date, null as status, null as skip_reason) as ai on false"
+        else (
+            "left join (select cast(null as date) as as_of_date, cast(null as varchar) as status,"
+            " cast(null as varchar) as skip_reason) as ai on false"
+        )
     )
     rows = con.execute(
         f"""
         with loads as (
-            select * from marts.dmf_day_decisions where as_of_date between ? and ?
+            select * from {marts}.dmf_day_decisions where as_of_date between ? and ?
         )
         select loads.as_of_date, loads.verdict, loads.is_baseline, loads.reason, loads.rejected_gates,
                summary.new_count, summary.changed_count, summary.withdrawn_count,
                summary.critical_count, summary.high_count, ai.status, ai.skip_reason
         from loads
-        left join marts.dmf_daily_summary as summary on summary.as_of_date = loads.as_of_date
+        left join {marts}.dmf_daily_summary as summary on summary.as_of_date = loads.as_of_date
         {ai}
     """,
         [first, last],
@@ -154,38 +157,40 @@ def _next(
     return None
 
 
-def _unbuilt_dates(con: duckdb.DuckDBPyConnection) -> set[date]:
+def _unbuilt_dates(con: warehouse.Connection) -> set[date]:
     """Dates with a complete load the raw layer holds and the marts do not know: a run stopped
     (killed, out of time) between its load and its build."""
     found = con.execute(
-        f"""select distinct as_of_date from {RAW_DATASET}.load_runs
-            where fetch_status = 'complete' and load_id not in (select load_id from marts.dmf_loads)"""
+        f"""select distinct as_of_date from {con.schemas.raw}.load_runs
+            where fetch_status = 'complete' and load_id not in (select load_id from {con.schemas.marts}.dmf_loads)"""
     ).fetchall()
     return {row[0] for row in found}
 
 
 def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
-    if not settings.duckdb_path.is_file():
-        raise DmfError(f"no warehouse at {settings.duckdb_path}: run `dmf run` (or `dmf demo` to try).")
+    where = warehouse.describe(settings)
+    if not warehouse.exists(settings):
+        raise DmfError(f"no warehouse at {where}: run `dmf run` (or `dmf demo` to try).")
     first = today - timedelta(days=days - 1)
     try:
-        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            built = table_exists(con, "marts", "dmf_day_decisions", "dmf_daily_summary")
+        with warehouse.connect(settings, read_only=True) as con:
+            marts = con.schemas.marts
+            built = table_exists(con, marts, "dmf_day_decisions", "dmf_daily_summary")
             if not built:
-                if not holds_a_load(con):
-                    raise DmfError(f"{settings.duckdb_path} holds no load yet: {NO_LOAD_ADVICE}.")
-                raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
+                if not holds_a_load(con, con.schemas.raw):
+                    raise DmfError(f"{where} holds no load yet: {NO_LOAD_ADVICE}.")
+                raise DmfError(f"{where} is not built yet: run `dmf build` first.")
             rows = _rows(con, first, today)
-            first_load, latest = con.execute("select min(as_of_date), max(as_of_date) from marts.dmf_loads").fetchone()
+            first_load, latest = con.execute(
+                f"select min(as_of_date), max(as_of_date) from {marts}.dmf_loads"
+            ).fetchone()
             unbuilt = _unbuilt_dates(con)
-    except duckdb.Error as exc:
+    except warehouse.Error as exc:
         from dmf_watch.commands.backup import warehouse_problem
 
-        damage = warehouse_problem(settings.duckdb_path, settings.backup_dir)
+        damage = warehouse_problem(settings, exc) if settings.warehouse == "duckdb" else None
         raise DmfError(
-            damage
-            or f"{settings.duckdb_path} cannot be read ({str(exc).splitlines()[0][:120]}); "
-            "is another dmf command writing it?"
+            damage or f"{where} cannot be read ({str(exc).splitlines()[0][:120]}); is another dmf command writing it?"
         ) from None
     seoul_today = today_in_seoul()
     live = _live_advice(settings, seoul_today)

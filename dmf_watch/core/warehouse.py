@@ -90,10 +90,14 @@ def _placeholders(sql: str) -> str:
 
 
 class Connection:
-    """One connection to the warehouse: `execute` takes portable SQL with `?` placeholders."""
+    """One connection to the warehouse: `execute` takes portable SQL with `?` placeholders.
+    It carries its target's schema names (`con.schemas.marts`), so a function handed a
+    connection writes `{con.schemas.marts}.dmf_events` without the settings being threaded
+    through every query helper."""
 
-    def __init__(self, engine: str, raw: Any) -> None:
+    def __init__(self, engine: str, raw: Any, schemas: Schemas) -> None:
         self.engine = engine
+        self.schemas = schemas
         self._raw = raw
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
@@ -113,6 +117,21 @@ class Connection:
         if self.engine == "postgres":
             self._raw.commit()
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The block's statements stored all or none. DuckDB commits each statement unless a
+        transaction is opened; on PostgreSQL the `connect` block already is one transaction."""
+        if self.engine == "postgres":
+            yield
+            return
+        self._raw.execute("begin")
+        try:
+            yield
+        except BaseException:
+            self._raw.execute("rollback")
+            raise
+        self._raw.execute("commit")
+
 
 def _connect_postgres(read_only: bool) -> Any:
     # Every parameter from the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD or
@@ -129,7 +148,7 @@ def connect(settings: Settings, *, read_only: bool = False) -> Iterator[Connecti
     if settings.warehouse == "postgres":
         raw = _connect_postgres(read_only)
         try:
-            yield Connection("postgres", raw)
+            yield Connection("postgres", raw, schemas(settings))
             raw.commit()
         except BaseException:
             raw.rollback()
@@ -138,7 +157,7 @@ def connect(settings: Settings, *, read_only: bool = False) -> Iterator[Connecti
             raw.close()
         return
     with duckdb.connect(str(settings.duckdb_path), read_only=read_only) as raw:
-        yield Connection("duckdb", raw)
+        yield Connection("duckdb", raw, schemas(settings))
 
 
 class ServerLock:

@@ -65,7 +65,7 @@ def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
         history = rows(
             con,
             f"""
-            select {", ".join(HISTORY_COLUMNS)} from marts.dmf_daily_summary
+            select {", ".join(HISTORY_COLUMNS)} from {con.schemas.marts}.dmf_daily_summary
             where as_of_date between ? and ? order by as_of_date""",
             [as_of - timedelta(days=13), as_of],
         )

@@ -14,10 +14,8 @@ import traceback
 from datetime import date
 from typing import Any
 
-import duckdb
-
 from dmf_watch.core.config import Settings
-from dmf_watch.core.warehouse import rows
+from dmf_watch.core.warehouse import Connection, rows
 from dmf_watch.enrich import enrichment_store as store
 from dmf_watch.enrich import proposals as proposal_queue
 from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
@@ -57,43 +55,44 @@ class DayFacts:
         return [s for s in self.signals if s.get("fired")]
 
 
-def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
+def read_day(con: Connection, as_of: date) -> DayFacts:
     """The day's facts from the marts (the load marts.dmf_day_decisions names decides)."""
+    marts = con.schemas.marts
     facts = DayFacts()
     loads = rows(
         con,
-        """
+        f"""
         select load_id, as_of_date, verdict, reason, is_baseline, finished_at
-        from marts.dmf_day_decisions where as_of_date = ?""",
+        from {marts}.dmf_day_decisions where as_of_date = ?""",
         [as_of],
     )
     facts.load = loads[0] if loads else None
-    summaries = rows(con, "select * from marts.dmf_daily_summary where as_of_date = ? limit 1", [as_of])
+    summaries = rows(con, f"select * from {marts}.dmf_daily_summary where as_of_date = ? limit 1", [as_of])
     facts.summary = summaries[0] if summaries else None
     facts.events = rows(
         con,
-        """
+        f"""
         select event_id, dmf_key, permit_no, event_type, severity, severity_rank, rule_priority,
                on_watchlist, watch_terms, ingredient_name, applicant, manufacturer,
                manufacture_place, countries, permit_date, notice_code, changed_fields, change_kind
-        from marts.dmf_events where as_of_date = ?""",
+        from {marts}.dmf_events where as_of_date = ?""",
         [as_of],
     )
     facts.changes = rows(
         con,
-        """
+        f"""
         select dmf_key, field_name, before_value, after_value, change_kind
-        from marts.dmf_event_field_changes where as_of_date = ?
+        from {marts}.dmf_event_field_changes where as_of_date = ?
         order by dmf_key, field_name""",
         [as_of],
     )
     load_id = facts.load["load_id"] if facts.load else None
     facts.signals = rows(
         con,
-        """
+        f"""
         select signal_id, is_gate, fired, severity, observed, baseline, baseline_text,
                window_text, context, description
-        from marts.dmf_signals where as_of_date = ? and (? is null or load_id = ?)
+        from {marts}.dmf_signals where as_of_date = ? and (? is null or load_id = ?)
         order by signal_id""",
         [as_of, load_id, load_id],
     )
@@ -101,8 +100,8 @@ def read_day(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
     # mart offers none for applicant and manufacturer terms (there is no alias to propose)
     facts.unmatched = rows(
         con,
-        """
-        select watch_term, term_kind, candidates from marts.dmf_watchlist_unmatched
+        f"""
+        select watch_term, term_kind, candidates from {marts}.dmf_watchlist_unmatched
         where as_of_date = ? and term_kind = 'ingredient' order by watch_term""",
         [as_of],
     )
@@ -232,10 +231,10 @@ def _enrich_day(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome
 
 
 def _latest(settings: Settings, as_of: date) -> dict[str, Any] | None:
-    con, _ = open_warehouse(settings)
-    if con is None:
+    opened, _ = open_warehouse(settings)
+    if opened is None:
         return None
-    with con:
+    with opened as con:
         store.ensure_schema(con)
         return store.latest_run(con, as_of, KIND)
 

@@ -18,8 +18,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import SEOUL, Settings
 from dmf_watch.enrich import enrichment_store as store
 from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
@@ -58,14 +57,14 @@ def _clean(value: Any, depth: int = 0) -> Any:
 
 def _latest(settings: Settings, as_of: date) -> dict[str, Any] | None:
     """The day's latest drift run (a re-run of the same drift reuses it: no second call)."""
-    con, _ = open_warehouse(settings)
-    if con is None:
+    opened, _ = open_warehouse(settings)
+    if opened is None:
         return None
     try:
-        with con:
+        with opened as con:
             store.ensure_schema(con)
             return store.latest_run(con, as_of, KIND)
-    except duckdb.Error:
+    except warehouse.Error:
         return None
 
 
@@ -112,18 +111,19 @@ def _last_good_item(settings: Settings) -> dict[str, Any] | None:
     """One raw record of the latest accepted load, with the API's key names, or None."""
     from dmf_watch.pipelines.mfds.settings import SOURCE_FIELDS
 
-    con, _ = open_warehouse(settings)
-    if con is None:
+    opened, _ = open_warehouse(settings)
+    if opened is None:
         return None
     try:
-        with con:
+        with opened as con:
+            s = con.schemas
             row = con.execute(f"""
                 select {", ".join(name.lower() for name in SOURCE_FIELDS)}
-                from mfds_raw.dmf_items
-                where load_id = (select load_id from marts.dmf_loads where verdict = 'accepted'
+                from {s.raw}.dmf_items
+                where load_id = (select load_id from {s.marts}.dmf_loads where verdict = 'accepted'
                                  order by as_of_date desc, attempt_order desc limit 1)
                 order by item_position limit 1""").fetchone()
-    except duckdb.Error:
+    except warehouse.Error:
         return None
     return dict(zip(SOURCE_FIELDS, row)) if row else None
 

@@ -12,9 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-import duckdb
-
-from dmf_watch.core.warehouse import rows
+from dmf_watch.core.warehouse import Connection, rows
 
 DDL = [
     "create schema if not exists enrichment",
@@ -56,7 +54,7 @@ DDL = [
         run_id text,
         as_of_date date,
         started_at timestamptz,
-        duration_s double,
+        duration_s double precision,
         exit_code integer,
         status text,                     -- agy envelope status, or LAUNCH_FAILED / TIMEOUT / INVALID
         error_kind text,
@@ -85,7 +83,7 @@ DDL = [
         candidate_ingredient_name text,
         base_form text,
         salt_form text,
-        confidence double,
+        confidence double precision,
         reason text,
         status text not null,            -- PENDING | ACCEPTED | REJECTED
         created_at timestamptz not null,
@@ -109,8 +107,8 @@ DDL = [
     )""",
     """create or replace view enrichment.pending_proposals as
         select p.*,
-               date_diff('day', cast(p.created_at as date), current_date) as age_days,
-               date_diff('day', cast(p.created_at as date), current_date) > 7 as is_overdue
+               current_date - cast(p.created_at as date) as age_days,
+               current_date - cast(p.created_at as date) > 7 as is_overdue
         from enrichment.proposals p
         where p.status = 'PENDING'""",
 ]
@@ -201,14 +199,12 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+def ensure_schema(con: Connection) -> None:
     for statement in DDL:
         con.execute(statement)
 
 
-def _insert(
-    con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], records: Iterable[Mapping[str, Any]]
-) -> int:
+def _insert(con: Connection, table: str, columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> int:
     sql = f"insert into enrichment.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})"
     batch = [[record.get(c) for c in columns] for record in records]
     if batch:

@@ -19,8 +19,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import SEOUL, Settings
 from dmf_watch.core.warehouse import rows
 from dmf_watch.enrich import enrichment_store as store
@@ -52,10 +51,10 @@ def alias_file(settings: Settings, as_of: date) -> Path:
 def _existing_ids(settings: Settings, ids: Sequence[str]) -> set[str]:
     if not ids:
         return set()
-    con, _ = open_warehouse(settings)
-    if con is None:
+    opened, _ = open_warehouse(settings)
+    if opened is None:
         return set()
-    with con:
+    with opened as con:
         store.ensure_schema(con)
         found = rows(
             con,
@@ -96,7 +95,7 @@ def new_alias_rows(
         )
     try:
         known = _existing_ids(settings, list(rows))
-    except duckdb.Error:
+    except warehouse.Error:
         known = set()
     return [r for pid, r in rows.items() if pid not in known]
 
@@ -169,19 +168,19 @@ def list_proposals(
 ) -> list[dict[str, Any]]:
     """Proposals (PENDING by default; status=None for all), oldest first, with age_days and
     is_overdue (pending for more than 7 days, counted up to `as_of` or today in Seoul)."""
-    con, _ = open_warehouse(settings)
-    if con is None:
+    opened, _ = open_warehouse(settings)
+    if opened is None:
         return []
     today = as_of or datetime.now(SEOUL).date()
     try:
-        with con:
+        with opened as con:
             store.ensure_schema(con)
             found = rows(
                 con,
                 "select * from enrichment.proposals where (? is null or status = ?) order by created_at, proposal_id",
                 [status, status],
             )
-    except duckdb.Error:
+    except warehouse.Error:
         return []
     return [_with_age(r, today) for r in found]
 
@@ -191,13 +190,15 @@ def overdue_proposals(settings: Settings, as_of: date | None = None) -> list[dic
     return [r for r in list_proposals(settings, "PENDING", as_of) if r["is_overdue"]]
 
 
-def _resolve(con: duckdb.DuckDBPyConnection, wanted: str) -> tuple[dict[str, Any] | None, str]:
+def _resolve(con: warehouse.Connection, wanted: str) -> tuple[dict[str, Any] | None, str]:
     wanted = (wanted or "").strip()
     if not wanted:
         return None, "Give a proposal id (see `dmf proposals list`)."
     found = rows(con, "select * from enrichment.proposals where proposal_id = ?", [wanted])
     if not found:
-        found = rows(con, "select * from enrichment.proposals where starts_with(proposal_id, ?)", [wanted])
+        found = rows(
+            con, "select * from enrichment.proposals where substr(proposal_id, 1, length(?)) = ?", [wanted, wanted]
+        )
     if not found:
         return None, f"No proposal {wanted} exists; `dmf proposals list --all` shows every id."
     if len(found) > 1:
@@ -207,11 +208,11 @@ def _resolve(con: duckdb.DuckDBPyConnection, wanted: str) -> tuple[dict[str, Any
 
 def show_proposal(settings: Settings, proposal_id_or_prefix: str) -> dict[str, Any] | None:
     """One proposal with its decision history, or None when it does not exist."""
-    con, _ = open_warehouse(settings)
-    if con is None:
+    opened, _ = open_warehouse(settings)
+    if opened is None:
         return None
     try:
-        with con:
+        with opened as con:
             store.ensure_schema(con)
             row, _ = _resolve(con, proposal_id_or_prefix)
             if row is None:
@@ -221,7 +222,7 @@ def show_proposal(settings: Settings, proposal_id_or_prefix: str) -> dict[str, A
                 "select * from enrichment.proposal_decisions where proposal_id = ? order by decided_at",
                 [row["proposal_id"]],
             )
-    except duckdb.Error:
+    except warehouse.Error:
         return None
     return _with_age(row, datetime.now(SEOUL).date())
 
@@ -242,12 +243,12 @@ def decide(settings: Settings, proposal_id_or_prefix: str, decision: str, by: st
     who = (by or "").strip()
     if not who:
         return Decision(False, "Say who decides (for the audit trail), e.g. --by your.name.")
-    con, problem = open_warehouse(settings)
-    if con is None:
+    opened, problem = open_warehouse(settings)
+    if opened is None:
         return Decision(False, problem)
     now = datetime.now(UTC)
     try:
-        with con:
+        with opened as con:
             store.ensure_schema(con)
             row, why = _resolve(con, proposal_id_or_prefix)
             if row is None:
@@ -261,28 +262,27 @@ def decide(settings: Settings, proposal_id_or_prefix: str, decision: str, by: st
                     row["proposal_id"],
                     row["status"],
                 )
-            con.execute("begin")
-            con.execute(
-                """update enrichment.proposals set status = ?, decided_at = ?, decided_by = ?,
-                           decision_note = ? where proposal_id = ?""",
-                [final, now, who[:120], (note or "")[:1000] or None, row["proposal_id"]],
-            )
-            con.execute(
-                """insert into enrichment.proposal_decisions
-                           (decision_id, proposal_id, decision, previous_status, decided_by, decided_at, note)
-                           values (?, ?, ?, ?, ?, ?, ?)""",
-                [
-                    f"d-{now:%Y%m%d%H%M%S}-{secrets.token_hex(3)}",
-                    row["proposal_id"],
-                    final,
-                    row["status"],
-                    who[:120],
-                    now,
-                    (note or "")[:1000] or None,
-                ],
-            )
-            con.execute("commit")
-    except duckdb.Error as exc:
+            with con.transaction():
+                con.execute(
+                    """update enrichment.proposals set status = ?, decided_at = ?, decided_by = ?,
+                               decision_note = ? where proposal_id = ?""",
+                    [final, now, who[:120], (note or "")[:1000] or None, row["proposal_id"]],
+                )
+                con.execute(
+                    """insert into enrichment.proposal_decisions
+                               (decision_id, proposal_id, decision, previous_status, decided_by, decided_at, note)
+                               values (?, ?, ?, ?, ?, ?, ?)""",
+                    [
+                        f"d-{now:%Y%m%d%H%M%S}-{secrets.token_hex(3)}",
+                        row["proposal_id"],
+                        final,
+                        row["status"],
+                        who[:120],
+                        now,
+                        (note or "")[:1000] or None,
+                    ],
+                )
+    except warehouse.Error as exc:
         return Decision(False, f"The decision could not be recorded ({str(exc)[:120]}).")
     _mark_file(row, final)
     follow_up = (

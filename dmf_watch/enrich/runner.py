@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.enrich import enrichment_store as store
@@ -123,19 +123,17 @@ class Tools:
         return out
 
 
-def open_warehouse(settings: Settings) -> tuple[duckdb.DuckDBPyConnection | None, str]:
-    """A connection, or (None, sentence) when the warehouse file is not there yet."""
-    path = Path(settings.duckdb_path)
-    if not path.is_file():
-        return None, f"the warehouse {path} does not exist; run `dmf load` and `dmf build` first."
-    try:
-        return duckdb.connect(str(path)), ""
-    except duckdb.Error as exc:
-        return None, f"the warehouse could not be opened ({str(exc)[:160]})."
+def open_warehouse(settings: Settings) -> tuple[AbstractContextManager[warehouse.Connection] | None, str]:
+    """The warehouse to open with `with`, or (None, sentence) when there is none yet. Opening it
+    can still fail (a `warehouse.Error` from the `with`), which each caller turns into its value."""
+    if not warehouse.exists(settings):
+        where = warehouse.describe(settings)
+        return None, f"the warehouse {where} does not exist; run `dmf load` and `dmf build` first."
+    return warehouse.connect(settings), ""
 
 
-def missing_marts(con: duckdb.DuckDBPyConnection, names: Sequence[str] = REQUIRED_MARTS) -> list[str]:
-    return [n for n in names if not table_exists(con, "marts", n)]
+def missing_marts(con: warehouse.Connection, names: Sequence[str] = REQUIRED_MARTS) -> list[str]:
+    return [n for n in names if not table_exists(con, con.schemas.marts, n)]
 
 
 def write_run(
@@ -146,23 +144,18 @@ def write_run(
     proposals: Sequence[Mapping[str, Any]] = (),
 ) -> str | None:
     """Store one run atomically; returns None or a sentence saying why it could not be stored."""
-    con, problem = open_warehouse(settings)
-    if con is None:
+    opened, problem = open_warehouse(settings)
+    if opened is None:
         return problem
     try:
-        with con:
+        with opened as con:
             store.ensure_schema(con)
-            con.execute("begin")
-            try:
+            with con.transaction():
                 store.insert_run(con, run)
                 store.insert_items(con, items)
                 store.insert_calls(con, calls)
                 store.insert_proposals(con, proposals)
-                con.execute("commit")
-            except Exception:
-                con.execute("rollback")
-                raise
-    except duckdb.Error as exc:
+    except warehouse.Error as exc:
         return f"the enrichment could not be stored ({str(exc)[:160]})."
     return None
 
@@ -197,14 +190,14 @@ def base_run(
 
 def _latest_run(settings: Settings, as_of: date, kind: str) -> dict[str, Any] | None:
     """The day's latest run of `kind`, or None when there is none or no warehouse to ask."""
-    con, _ = open_warehouse(settings)
-    if con is None:
+    opened, _ = open_warehouse(settings)
+    if opened is None:
         return None
     try:
-        with con:
+        with opened as con:
             store.ensure_schema(con)
             return store.latest_run(con, as_of, kind)
-    except duckdb.Error:
+    except warehouse.Error:
         return None
 
 
@@ -224,14 +217,14 @@ def same_as_latest(
 
 
 def read_marts(
-    settings: Settings, as_of: date, kind: str, cfg: AiConfig, read: Callable[[duckdb.DuckDBPyConnection], T]
+    settings: Settings, as_of: date, kind: str, cfg: AiConfig, read: Callable[[warehouse.Connection], T]
 ) -> tuple[T | None, EnrichOutcome | None]:
     """Runs `read` on the warehouse, or returns the outcome that says why it cannot:
     no warehouse file yet, or marts that `dmf build` has not created."""
-    con, problem = open_warehouse(settings)
-    if con is None:
+    opened, problem = open_warehouse(settings)
+    if opened is None:
         return None, EnrichOutcome(None, as_of, kind, "FAILED", "marts_missing", detail=problem)
-    with con:
+    with opened as con:
         store.ensure_schema(con)
         missing = missing_marts(con)
         value = None if missing else read(con)

@@ -1,11 +1,13 @@
 """Weekly commentary (design §8, UC5): optional, off by default (`weekly_enabled = false`).
 
-Every figure in the payload is computed here by SQL over the marts; the model only writes the
-sentences around them. Never raises.
+Every figure in the payload is computed here, by SQL over the marts (the registration groups are
+counted in Python); the model only writes the sentences around them. Never raises.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from datetime import date, timedelta
 from typing import Any
 
@@ -30,13 +32,15 @@ from dmf_watch.enrich.sanitize import for_prompt
 KIND = "weekly"
 PROMPT = "uc5_weekly_commentary.md"
 SCHEMA = "uc5_weekly.schema.json"
+# A permit number's registration group: `NNNN-X` after its 8-digit date part.
+REGISTRATION_GROUP = re.compile(r"^[0-9]{8}-([0-9]+-[A-Z])")
 
 
 def _totals(con, start: date, end: date) -> dict[str, int]:
     row = con.execute(
-        """select coalesce(sum(new_count), 0), coalesce(sum(changed_count), 0),
+        f"""select coalesce(sum(new_count), 0), coalesce(sum(changed_count), 0),
                                 coalesce(sum(withdrawn_count), 0), count(*)
-                         from marts.dmf_daily_summary
+                         from {con.schemas.marts}.dmf_daily_summary
                          where as_of_date between ? and ? and verdict = 'accepted'""",
         [start, end],
     ).fetchone()
@@ -47,44 +51,56 @@ def _top(con, sql: str, params: list[Any], limit: int = 5) -> list[list[Any]]:
     return [[for_prompt(r[0], 60), int(r[1])] for r in con.execute(sql + f" limit {int(limit)}", params).fetchall()]
 
 
+def _top_groups(con, week: list[date], limit: int = 5) -> list[list[Any]]:
+    """The week's most frequent registration groups (the `NNNN-X` after a permit number's date
+    part), counted here because each engine spells a regular-expression group differently."""
+    permits = con.execute(
+        f"select permit_no from {con.schemas.marts}.dmf_events where as_of_date between ? and ?", week
+    ).fetchall()
+    groups = Counter(m[1] for (permit_no,) in permits if permit_no and (m := REGISTRATION_GROUP.match(permit_no)))
+    ranked = sorted(groups.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return [[for_prompt(group, 60), n] for group, n in ranked]
+
+
 def weekly_payload(con, as_of: date) -> dict[str, Any]:
+    marts = con.schemas.marts
     start = as_of - timedelta(days=6)
     prev = (start - timedelta(days=7), start - timedelta(days=1))
     totals = _totals(con, start, as_of)
     medians = con.execute(
-        """select coalesce(median(new_count), 0), coalesce(median(changed_count), 0),
-                                    coalesce(median(withdrawn_count), 0)
-                             from marts.dmf_daily_summary
+        f"""select coalesce(percentile_cont(0.5) within group (order by new_count), 0),
+                   coalesce(percentile_cont(0.5) within group (order by changed_count), 0),
+                   coalesce(percentile_cont(0.5) within group (order by withdrawn_count), 0)
+                             from {marts}.dmf_daily_summary
                              where as_of_date between ? and ? and verdict = 'accepted'""",
         [as_of - timedelta(days=29), as_of],
     ).fetchone()
     week = [start, as_of]
     withdrawn = rows(
         con,
-        """select dmf_key, ingredient_name, applicant, on_watchlist
-                                   from marts.dmf_events where as_of_date between ? and ?
+        f"""select dmf_key, ingredient_name, applicant, on_watchlist
+                                   from {marts}.dmf_events where as_of_date between ? and ?
                                    and event_type = 'WITHDRAWN'
                                    order by on_watchlist desc, severity_rank, dmf_key limit 20""",
         week,
     )
     hits = con.execute(
-        """select count(*) from marts.dmf_events
+        f"""select count(*) from {marts}.dmf_events
                           where as_of_date between ? and ? and on_watchlist""",
         week,
     ).fetchone()[0]
     terms = [
         for_prompt(r[0], 60)
         for r in con.execute(
-            """select distinct ingredient_name from marts.dmf_events
+            f"""select distinct ingredient_name from {marts}.dmf_events
            where as_of_date between ? and ? and on_watchlist and ingredient_name is not null
            order by 1 limit 10""",
             week,
         ).fetchall()
     ]
     ops = con.execute(
-        """select count(*), count(*) filter (where verdict <> 'accepted'),
-                                round(avg(duration_s), 1)
-                         from marts.dmf_loads where as_of_date between ? and ?""",
+        f"""select count(*), count(*) filter (where verdict <> 'accepted'), avg(duration_s)
+                         from {marts}.dmf_loads where as_of_date between ? and ?""",
         week,
     ).fetchone()
     ai = con.execute(
@@ -104,26 +120,19 @@ def weekly_payload(con, as_of: date) -> dict[str, Any]:
         },
         "top_applicants_new": _top(
             con,
-            """select applicant, count(*) n from marts.dmf_events
+            f"""select applicant, count(*) n from {marts}.dmf_events
             where as_of_date between ? and ? and event_type = 'NEW' and applicant is not null
             group by 1 order by n desc, 1""",
             week,
         ),
         "top_countries_new": _top(
             con,
-            """select countries, count(*) n from marts.dmf_events
+            f"""select countries, count(*) n from {marts}.dmf_events
             where as_of_date between ? and ? and event_type = 'NEW' and countries is not null
             group by 1 order by n desc, 1""",
             week,
         ),
-        "top_ingredient_groups": _top(
-            con,
-            """select regexp_extract(permit_no, '^[0-9]{8}-([0-9]+-[A-Z])', 1) g,
-            count(*) n from marts.dmf_events where as_of_date between ? and ?
-            and regexp_extract(permit_no, '^[0-9]{8}-([0-9]+-[A-Z])', 1) <> ''
-            group by 1 order by n desc, 1""",
-            week,
-        ),
+        "top_ingredient_groups": _top_groups(con, week),
         "withdrawn_detail": [
             {
                 "dmf_key": for_prompt(w["dmf_key"], 40),
@@ -137,7 +146,8 @@ def weekly_payload(con, as_of: date) -> dict[str, Any]:
         "ops": {
             "loads": int(ops[0]),
             "rejected_loads": int(ops[1]),
-            "avg_fetch_seconds": ops[2],
+            # rounded here: PostgreSQL rounds only numeric to a number of places
+            "avg_fetch_seconds": None if ops[2] is None else round(float(ops[2]), 1),
             "ai_calls": int(ai[0]),
             "ai_failures": int(ai[1]),
         },

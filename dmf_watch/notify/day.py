@@ -18,8 +18,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.notify import ledger as store
@@ -111,11 +110,14 @@ def _messages(
     return out
 
 
-def _has_decision(con: duckdb.DuckDBPyConnection, as_of: date) -> bool:
+def _has_decision(con: warehouse.Connection, as_of: date) -> bool:
     """The day has a load verdict, so it has a report to attach (a day never loaded has none)."""
-    if not table_exists(con, "marts", "dmf_day_decisions"):
+    marts = con.schemas.marts
+    if not table_exists(con, marts, "dmf_day_decisions"):
         return False
-    return con.execute("select count(*) from marts.dmf_day_decisions where as_of_date = ?", [as_of]).fetchone()[0] > 0
+    return (
+        con.execute(f"select count(*) from {marts}.dmf_day_decisions where as_of_date = ?", [as_of]).fetchone()[0] > 0
+    )
 
 
 def _render_attachments(settings: Settings, as_of: date) -> set[Path]:
@@ -169,18 +171,17 @@ def _notify_day(
     outbox: Path | None,
 ) -> None:
     scrub = _scrubber(cfg)
-    path = Path(settings.duckdb_path)
-    if not path.is_file():
-        outcome.note = f"no warehouse at {path}: nothing recorded or sent"
+    if not warehouse.exists(settings):
+        outcome.note = f"no warehouse at {warehouse.describe(settings)}: nothing recorded or sent"
         log.warning("notify %s: %s", as_of, outcome.note)
         return
-    with duckdb.connect(str(path)) as con:
+    with warehouse.connect(settings) as con:
         store.ensure_schema(con)
         raised = evaluate(con, as_of, scrub(run_error) if run_error is not None else None)
         outcome.alerts = [a["kind"] for a in raised]
         reported = run_error is None and (bool(cfg.destinations) or outbox is not None) and _has_decision(con, as_of)
     fresh = _render_attachments(settings, as_of) if reported else set()
-    with duckdb.connect(str(path)) as con:
+    with warehouse.connect(settings) as con:
         messages = _messages(con, settings, as_of, cfg, run_error is not None, fresh)
         done = set() if resend else store.sent_keys(con, as_of)
 
@@ -224,7 +225,7 @@ def _notify_day(
             result.attempts,
             result.error or "",
         )
-        with duckdb.connect(str(path)) as con:
+        with warehouse.connect(settings) as con:
             store.insert_delivery(con, _delivery_row(as_of, message, name, service, result, resend))
 
 
@@ -235,20 +236,19 @@ def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[t
     scrub = _scrubber(cfg)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     results = []
-    path = Path(settings.duckdb_path)
     for destination in cfg.destinations:
         message = test_message(destination.name, stamp, destination.route.owner)
         result = send(destination, message, attempts=1, wait_s=0, attach=False, scrub=scrub)
         results.append((destination.name, destination.route.owner, result.outcome == "sent", result.error or ""))
-        if path.is_file():
+        if warehouse.exists(settings):
             try:
-                with duckdb.connect(str(path)) as con:
+                with warehouse.connect(settings) as con:
                     store.ensure_schema(con)
                     store.insert_delivery(
                         con,
                         _delivery_row(today_in_seoul(), message, destination.name, destination.service, result, False),
                     )
-            except duckdb.Error:
+            except warehouse.Error:
                 log.warning("notify test: the delivery of %s could not be recorded", destination.name)
     return results
 

@@ -15,9 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-import duckdb
-
-from dmf_watch.core.warehouse import rows
+from dmf_watch.core.warehouse import Connection, rows
 
 SCHEMA = "notify"
 DDL = [
@@ -78,12 +76,12 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+def ensure_schema(con: Connection) -> None:
     for statement in DDL:
         con.execute(statement)
 
 
-def insert(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], record: Mapping[str, Any]) -> None:
+def insert(con: Connection, table: str, columns: Sequence[str], record: Mapping[str, Any]) -> None:
     con.execute(
         f"insert into {SCHEMA}.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})",
         [record.get(c) for c in columns],

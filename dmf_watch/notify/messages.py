@@ -13,9 +13,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
-from dmf_watch.core.warehouse import table_exists
+from dmf_watch.core.warehouse import Connection, table_exists
 from dmf_watch.notify.policy import DayFacts, day_level, read_facts
 from dmf_watch.reports.actions import Action, day_actions
 
@@ -79,7 +77,7 @@ def _counts_line(summary: dict[str, Any]) -> str:
 
 
 def daily_message(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     as_of: date,
     report: Path | None,
     empty_day: str = "line",
@@ -92,9 +90,10 @@ def daily_message(
     facts: DayFacts = read_facts(con, as_of)
     if facts.verdict == "missing":
         return None  # no load for the day: there is no summary to give (a failed run alerts)
+    marts = con.schemas.marts
     summary = (
-        _fetch_one(con, "select * from marts.dmf_daily_summary where as_of_date = ?", [as_of])
-        if table_exists(con, "marts", "dmf_daily_summary")
+        _fetch_one(con, f"select * from {marts}.dmf_daily_summary where as_of_date = ?", [as_of])
+        if table_exists(con, marts, "dmf_daily_summary")
         else None
     ) or {}
     actions: list[Action] = day_actions(con, as_of) if summary else []
@@ -256,12 +255,13 @@ WEEKLY_METRICS = {
 }
 
 
-def weekly_message(con: duckdb.DuckDBPyConnection, as_of: date, report: Path | None, attach: bool = True) -> Message:
+def weekly_message(con: Connection, as_of: date, report: Path | None, attach: bool = True) -> Message:
     rows = []
-    if table_exists(con, "marts", "rpt_weekly_totals"):
+    marts = con.schemas.marts
+    if table_exists(con, marts, "rpt_weekly_totals"):
         cur = con.execute(
-            """select metric, this_week, previous_week, period_start, period_end
-                             from marts.rpt_weekly_totals where report_date = ? order by metric_order""",
+            f"""select metric, this_week, previous_week, period_start, period_end
+                             from {marts}.rpt_weekly_totals where report_date = ? order by metric_order""",
             [as_of],
         )
         rows = cur.fetchall()

@@ -21,9 +21,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-import duckdb
-
-from dmf_watch.core.warehouse import table_exists
+from dmf_watch.core.warehouse import Connection, table_exists
 from dmf_watch.notify import ledger as store
 from dmf_watch.reports.layout import load_reason_ko
 
@@ -94,11 +92,12 @@ def _reason_in_korean(reason: str | None, rejected_gates: str | None) -> str | N
     return f"{korean} (원문: {reason})" if reason else korean
 
 
-def read_facts(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
+def read_facts(con: Connection, as_of: date) -> DayFacts:
     verdict, reason = "missing", "이 날짜의 적재 기록이 없습니다"
-    if table_exists(con, "marts", "dmf_day_decisions"):
+    marts = con.schemas.marts
+    if table_exists(con, marts, "dmf_day_decisions"):
         row = con.execute(
-            "select verdict, reason, rejected_gates from marts.dmf_day_decisions where as_of_date = ?",
+            f"select verdict, reason, rejected_gates from {marts}.dmf_day_decisions where as_of_date = ?",
             [as_of],
         ).fetchone()
         if row:
@@ -118,13 +117,14 @@ def read_facts(con: duckdb.DuckDBPyConnection, as_of: date) -> DayFacts:
         invalid = ", ".join(f"'{r}'" for r in sorted(AI_INVALID))  # module constants, not input
         found = con.execute(
             f"""
-            with latest as (
-                select as_of_date, skip_reason
+            with ranked as (
+                select
+                    skip_reason,
+                    row_number() over (partition by as_of_date order by created_at desc, run_id desc) as recency
                 from enrichment.enrichment_run
                 where kind = 'daily' and as_of_date between ? and ?
-                qualify row_number() over (partition by as_of_date order by created_at desc, run_id desc) = 1
             )
-            select count(*) from latest where skip_reason in ({invalid})
+            select count(*) from ranked where recency = 1 and skip_reason in ({invalid})
         """,
             [as_of - timedelta(days=STREAK_DAYS - 1), as_of],
         ).fetchone()
@@ -164,7 +164,7 @@ def _transition(con, condition: str, observed: str, as_of: date) -> tuple[bool, 
     return changed, previous, current["since_date"] if current else None
 
 
-def evaluate(con: duckdb.DuckDBPyConnection, as_of: date, run_error: str | None = None) -> list[dict[str, Any]]:
+def evaluate(con: Connection, as_of: date, run_error: str | None = None) -> list[dict[str, Any]]:
     """Raise the day's alerts (stored in notify.alerts) and return the new ones."""
     facts = read_facts(con, as_of)
     raised: list[dict[str, Any]] = []

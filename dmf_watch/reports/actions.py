@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-import duckdb
-
+from dmf_watch.core.warehouse import Connection
 from dmf_watch.reports.layout import EVENT_LABEL, FIELD_LABEL, SEVERITY_LABEL
 
-MARTS = "marts"
 ACTION_SEVERITIES = ("CRITICAL", "HIGH")
 MAX_VALUE_CHARS = 80
 
@@ -101,15 +99,17 @@ def owners_of(watch_owners: str | None) -> tuple[str, ...]:
     return tuple(o.strip() for o in (watch_owners or "").split(",") if o.strip())
 
 
-def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+def _fetch(con: Connection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     cur = con.execute(sql, params)
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
-def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
+def day_actions(con: Connection, as_of: date) -> list[Action]:
     """The action list of `as_of`; empty when the day's load was not accepted (nothing published)."""
-    verdict = con.execute(f"select verdict from {MARTS}.dmf_daily_summary where as_of_date = ?", [as_of]).fetchone()
+    verdict = con.execute(
+        f"select verdict from {con.schemas.marts}.dmf_daily_summary where as_of_date = ?", [as_of]
+    ).fetchone()
     if not verdict or verdict[0] != "accepted":
         return []
     events = _fetch(
@@ -117,7 +117,7 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
         f"""
         select dmf_key, permit_no, event_type, severity, on_watchlist, ingredient_name, applicant,
                rationale_ko, watch_owners
-        from {MARTS}.dmf_events
+        from {con.schemas.marts}.dmf_events
         where as_of_date = ? and (severity in ('CRITICAL', 'HIGH') or on_watchlist)
             and severity <> 'COSMETIC'
         order by severity_rank, rule_priority, ingredient_name nulls last, dmf_key
@@ -129,7 +129,7 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
         f"""
         select dmf_key, field_name, change_detail, before_value, after_value, removed_entries,
                added_entries
-        from {MARTS}.dmf_event_field_changes
+        from {con.schemas.marts}.dmf_event_field_changes
         where as_of_date = ?
         order by dmf_key, severity_rank, field_name
     """,
@@ -171,10 +171,10 @@ def day_actions(con: duckdb.DuckDBPyConnection, as_of: date) -> list[Action]:
     return out
 
 
-def week_actions(con: duckdb.DuckDBPyConnection, first_day: date, last_day: date) -> list[tuple[date, Action]]:
+def week_actions(con: Connection, first_day: date, last_day: date) -> list[tuple[date, Action]]:
     """The action lists of the accepted days from first_day to last_day, day by day."""
     days = con.execute(
-        f"select as_of_date from {MARTS}.dmf_daily_summary where as_of_date between ? and ? order by 1",
+        f"select as_of_date from {con.schemas.marts}.dmf_daily_summary where as_of_date between ? and ? order by 1",
         [first_day, last_day],
     ).fetchall()
     return [(day, action) for (day,) in days for action in day_actions(con, day)]

@@ -11,11 +11,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import duckdb
 from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.reports import queries as q
 from dmf_watch.reports.actions import Action, day_actions, describe_change
@@ -89,7 +89,7 @@ def report_path(reports_dir: Path, as_of: date) -> Path:
 def render_daily(settings: Settings, as_of: date) -> Path:
     """Render the daily report for `as_of` from the warehouse and return its path."""
     path = report_path(settings.reports_dir, as_of)
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+    with warehouse.connect(settings, read_only=True) as con:
         data = _collect(con, as_of)
     with workbook(path, as_of, f"DMF 일일 리포트 {as_of:%Y-%m-%d}") as wb:
         _write(wb, as_of, data)
@@ -99,7 +99,7 @@ def render_daily(settings: Settings, as_of: date) -> Path:
 # --- data -------------------------------------------------------------------------------------
 
 
-def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
+def _collect(con: warehouse.Connection, as_of: date) -> dict[str, Any]:
     """Every SELECT the report needs, run before any cell is written."""
     tables = q.Tables.probe(con)
     summary = q.day_summary(con, as_of)

@@ -8,18 +8,17 @@ date (`until`), which is what keeps a re-rendered old report identical.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
-from dmf_watch.core.warehouse import table_exists
+from dmf_watch.core.warehouse import Connection, table_exists
 from dmf_watch.reports.actions import WHAT_HAPPENED, describe_change
 from dmf_watch.reports.layout import EVENT_LABEL, SEVERITY_LABEL
 
-MARTS = "marts"
 MAX_MATCHES = 20
 
 
@@ -51,53 +50,42 @@ class Timeline:
         return " · ".join(v for v in (self.ingredient_name, self.permit_no or "(등록번호 없음)", self.applicant) if v)
 
 
-def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+def _fetch(con: Connection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     cur = con.execute(sql, params)
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
-# The ingredient terms of the watchlist and the registrations each matches, as the build matched
-# them: every "term (stage)" entry of the marts' watch_matches (the registry now, and every
-# event, so a withdrawn registration keeps the terms that covered it). Applicant and
-# manufacturer entries are left out: `--ingredient` asks about ingredients.
-WATCHED_INGREDIENT_TERMS = f"""
-    with
+# One "term (stage)" entry of a mart's comma-joined watch_matches.
+WATCH_MATCH_ENTRY = re.compile(r"^(.+) \(([a-z_]+)\)$")
 
-    watched as (
 
-        select dmf_key, watch_matches from {MARTS}.dmf_registrations where watch_matches is not null
+def watched_ingredient_terms(con: Connection) -> set[tuple[str, str]]:
+    """The ingredient terms of the watchlist and the registrations each matches, as the build
+    matched them: (dmf_key, term) for every "term (stage)" entry of the marts' watch_matches (the
+    registry now, and every event, so a withdrawn registration keeps the terms that covered it).
+    Applicant and manufacturer entries are left out: `--ingredient` asks about ingredients.
+    The entries are split here rather than in SQL because splitting a string into rows and
+    regular-expression groups are spelled differently on every engine."""
+    marts = con.schemas.marts
+    found = con.execute(
+        f"""
+        select dmf_key, watch_matches from {marts}.dmf_registrations where watch_matches is not null
         union
-        select dmf_key, watch_matches from {MARTS}.dmf_events where watch_matches is not null
-
-    ),
-
-    entries as (
-
-        select dmf_key, unnest(string_split(watch_matches, ', ')) as entry
-        from watched
-
-    ),
-
-    parsed as (
-
-        select
-            dmf_key,
-            regexp_extract(entry, '^(.+) \\(([a-z_]+)\\)$', 1) as watch_term,
-            regexp_extract(entry, '^(.+) \\(([a-z_]+)\\)$', 2) as match_stage
-
-        from entries
-
-    )
-
-    select distinct dmf_key, watch_term
-    from parsed
-    where match_stage not in ('', 'applicant', 'manufacturer')
-"""
+        select dmf_key, watch_matches from {marts}.dmf_events where watch_matches is not null
+    """
+    ).fetchall()
+    terms = set()
+    for dmf_key, watch_matches in found:
+        for entry in watch_matches.split(", "):
+            match = WATCH_MATCH_ENTRY.match(entry)
+            if match and match[2] not in ("applicant", "manufacturer"):
+                terms.add((dmf_key, match[1]))
+    return terms
 
 
 def find_keys(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     *,
     ingredient: str | None = None,
     permit_no: str | None = None,
@@ -109,19 +97,18 @@ def find_keys(
     English "Formoterol" finds the Korean names the term "Formoterol Fumarate" matched), so a
     person can look up a watch term in the watchlist's own words."""
     if permit_no:
-        where, params = "permit_no = ? or starts_with(permit_no, ?)", [permit_no.strip(), permit_no.strip()]
+        number = permit_no.strip()
+        where, params = "permit_no = ? or substr(permit_no, 1, length(?)) = ?", [number, number, number]
     elif ingredient:
-        where, params = (
-            f"""contains(lower(ingredient_name), lower(?))
-            or dmf_key in (
-                select dmf_key from ({WATCHED_INGREDIENT_TERMS})
-                where contains(lower(watch_term), lower(?))
-            )""",
-            [ingredient.strip(), ingredient.strip()],
-        )
+        text = ingredient.strip()
+        watched = sorted({key for key, term in watched_ingredient_terms(con) if text.lower() in term.lower()})
+        where, params = "position(lower(?) in lower(ingredient_name)) > 0", [text]
+        if watched:
+            where += f" or dmf_key in ({', '.join('?' for _ in watched)})"
+            params += watched
     elif applicant:
         where, params = (
-            "contains(lower(applicant), lower(?)) or applicant_bizrno = ?",
+            "position(lower(?) in lower(applicant)) > 0 or applicant_bizrno = ?",
             [applicant.strip(), applicant.strip().replace("-", "")],
         )
     else:
@@ -129,7 +116,7 @@ def find_keys(
     rows = con.execute(
         f"""
         select dmf_key, max(valid_from) as last_seen
-        from {MARTS}.dmf_registration_history
+        from {con.schemas.marts}.dmf_registration_history
         where {where}
         group by dmf_key
         order by last_seen desc, dmf_key
@@ -139,21 +126,14 @@ def find_keys(
     return [key for key, _ in rows]
 
 
-def watch_terms_containing(con: duckdb.DuckDBPyConnection, text: str) -> list[str]:
+def watch_terms_containing(con: Connection, text: str) -> list[str]:
     """The watchlist's ingredient terms that contain `text` (case-insensitive) and match a
     registration: what `dmf history --ingredient` names when a watch term widened its search."""
-    rows = con.execute(
-        f"""
-        select distinct watch_term from ({WATCHED_INGREDIENT_TERMS})
-        where contains(lower(watch_term), lower(?))
-        order by watch_term
-    """,
-        [text.strip()],
-    ).fetchall()
-    return [term for (term,) in rows]
+    wanted = text.strip().lower()
+    return sorted({term for _, term in watched_ingredient_terms(con) if wanted in term.lower()})
 
 
-def timeline(con: duckdb.DuckDBPyConnection, dmf_key: str, until: date | None = None) -> Timeline:
+def timeline(con: Connection, dmf_key: str, until: date | None = None) -> Timeline:
     """Every dated fact about one registration up to `until` (inclusive; None = everything)."""
     limit = until or date.max
     versions = _fetch(
@@ -161,7 +141,7 @@ def timeline(con: duckdb.DuckDBPyConnection, dmf_key: str, until: date | None = 
         f"""
         select version_no, valid_from, valid_to, is_current, permit_no, ingredient_name, applicant,
                manufacturer, manufacture_place, countries
-        from {MARTS}.dmf_registration_history
+        from {con.schemas.marts}.dmf_registration_history
         where dmf_key = ? and valid_from <= ?
         order by version_no
     """,
@@ -171,7 +151,7 @@ def timeline(con: duckdb.DuckDBPyConnection, dmf_key: str, until: date | None = 
         con,
         f"""
         select as_of_date, event_type, severity, permit_no, ingredient_name, applicant
-        from {MARTS}.dmf_events
+        from {con.schemas.marts}.dmf_events
         where dmf_key = ? and as_of_date <= ?
         order by as_of_date, event_type
     """,
@@ -182,7 +162,7 @@ def timeline(con: duckdb.DuckDBPyConnection, dmf_key: str, until: date | None = 
         f"""
         select as_of_date, field_name, change_detail, before_value, after_value, removed_entries,
                added_entries, severity
-        from {MARTS}.dmf_event_field_changes
+        from {con.schemas.marts}.dmf_event_field_changes
         where dmf_key = ? and as_of_date <= ?
         order by as_of_date, severity_rank, field_name
     """,
@@ -252,11 +232,12 @@ def history_text(
     """What `dmf history` prints; a search that finds nothing is a DmfError (one line, exit 1)."""
     from dmf_watch.core.errors import DmfError
 
-    if not settings.duckdb_path.is_file():
-        raise DmfError(f"no warehouse at {settings.duckdb_path}: run `dmf run` (or `dmf demo` to try).")
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, MARTS, "dmf_registration_history"):
-            raise DmfError(f"{settings.duckdb_path} is not built yet: run `dmf build` first.")
+    where = warehouse.describe(settings)
+    if not warehouse.exists(settings):
+        raise DmfError(f"no warehouse at {where}: run `dmf run` (or `dmf demo` to try).")
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, con.schemas.marts, "dmf_registration_history"):
+            raise DmfError(f"{where} is not built yet: run `dmf build` first.")
         keys = find_keys(con, ingredient=ingredient, permit_no=permit_no, applicant=applicant)
         if not keys:
             asked = permit_no or ingredient or applicant

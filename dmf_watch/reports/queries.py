@@ -16,24 +16,21 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-import duckdb
+from dmf_watch.core.warehouse import Connection, table_exists
 
-from dmf_watch.core.warehouse import table_exists
-
-MARTS = "marts"
 ENRICHMENT = "enrichment"
 TREND_DAYS = 30
 
 Row = dict[str, Any]
 
 
-def fetch(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[Row]:
+def fetch(con: Connection, sql: str, params: list[Any] | None = None) -> list[Row]:
     cur = con.execute(sql, params or [])
     names = [d[0] for d in cur.description]
     return [dict(zip(names, values)) for values in cur.fetchall()]
 
 
-def fetch_one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Row | None:
+def fetch_one(con: Connection, sql: str, params: list[Any] | None = None) -> Row | None:
     rows = fetch(con, sql, params)
     return rows[0] if rows else None
 
@@ -50,18 +47,19 @@ class Tables:
     registrations: bool
 
     @classmethod
-    def probe(cls, con: duckdb.DuckDBPyConnection) -> Tables:
+    def probe(cls, con: Connection) -> Tables:
         present = {
             (schema, name)
             for schema, name in con.execute("select table_schema, table_name from information_schema.tables").fetchall()
         }
+        marts = con.schemas.marts
         return cls(
             enrichment_run=(ENRICHMENT, "enrichment_run") in present,
             enrichment=(ENRICHMENT, "enrichment") in present,
             agy_calls=(ENRICHMENT, "agy_calls") in present,
             proposals=(ENRICHMENT, "proposals") in present,
-            watchlist_unmatched=(MARTS, "dmf_watchlist_unmatched") in present,
-            registrations=(MARTS, "dmf_registrations") in present,
+            watchlist_unmatched=(marts, "dmf_watchlist_unmatched") in present,
+            registrations=(marts, "dmf_registrations") in present,
         )
 
 
@@ -71,11 +69,16 @@ def _ai_items_cte(tables: Tables, kind: str) -> str:
     if tables.enrichment:
         return f"""ai_items as (
             select as_of_date, item_key, content
-            from {ENRICHMENT}.enrichment
-            where kind = '{kind}'
-            qualify row_number() over (
-                partition by as_of_date, item_key order by created_at desc, run_id desc
-            ) = 1
+            from (
+                select
+                    as_of_date, item_key, content,
+                    row_number() over (
+                        partition by as_of_date, item_key order by created_at desc, run_id desc
+                    ) as recency
+                from {ENRICHMENT}.enrichment
+                where kind = '{kind}'
+            ) as ranked
+            where recency = 1
         )"""
     return """ai_items as (
         select cast(null as date) as as_of_date, cast(null as varchar) as item_key,
@@ -92,7 +95,7 @@ def day_summary(con, as_of: date) -> Row | None:
     return fetch_one(
         con,
         f"""
-        select * from {MARTS}.dmf_daily_summary where as_of_date = ?
+        select * from {con.schemas.marts}.dmf_daily_summary where as_of_date = ?
     """,
         [as_of],
     )
@@ -104,8 +107,8 @@ def day_load(con, as_of: date) -> Row | None:
         con,
         f"""
         select loads.*
-        from {MARTS}.dmf_day_decisions as day_decisions
-        inner join {MARTS}.dmf_loads as loads
+        from {con.schemas.marts}.dmf_day_decisions as day_decisions
+        inner join {con.schemas.marts}.dmf_loads as loads
             on day_decisions.load_id = loads.load_id
         where day_decisions.as_of_date = ?
     """,
@@ -119,9 +122,8 @@ def trend(con, as_of: date) -> list[Row]:
         con,
         f"""
         with days as (
-            select cast(unnest(generate_series(
-                cast(? as date) - {TREND_DAYS - 1}, cast(? as date), interval 1 day
-            )) as date) as day
+            select cast(? as date) - cast(offsets.n as integer) as day
+            from generate_series(0, {TREND_DAYS - 1}) as offsets(n)
         )
         select
             days.day,
@@ -135,10 +137,10 @@ def trend(con, as_of: date) -> list[Row]:
             summary.event_count,
             summary.fired_signal_count
         from days
-        left join {MARTS}.dmf_daily_summary as summary on summary.as_of_date = days.day
+        left join {con.schemas.marts}.dmf_daily_summary as summary on summary.as_of_date = days.day
         order by days.day
     """,
-        [as_of, as_of],
+        [as_of],
     )
 
 
@@ -148,7 +150,7 @@ def gate_signals(con, load_id: str) -> list[Row]:
         f"""
         select signal_id, severity, observed, baseline, baseline_text, window_text, context,
                description, description_ko, what_to_check_ko
-        from {MARTS}.dmf_signals
+        from {con.schemas.marts}.dmf_signals
         where load_id = ? and fired and is_gate
         order by signal_id
     """,
@@ -175,7 +177,7 @@ def signals(con, tables: Tables, as_of: date, load_id: str) -> list[Row]:
             signals.description_ko,
             signals.what_to_check_ko,
             ai_items.content as ai_comment
-        from {MARTS}.dmf_signals as signals
+        from {con.schemas.marts}.dmf_signals as signals
         left join ai_items
             on ai_items.as_of_date = signals.as_of_date and ai_items.item_key = signals.signal_id
         where signals.load_id = ? and signals.as_of_date = ?
@@ -201,7 +203,7 @@ def events(con, tables: Tables, as_of: date, event_type: str) -> list[Row]:
         f"""
         with {_ai_items_cte(tables, "event_comment")}
         select {_EVENT_COLUMNS}
-        from {MARTS}.dmf_events as events
+        from {con.schemas.marts}.dmf_events as events
         left join ai_items
             on ai_items.as_of_date = events.as_of_date and ai_items.item_key = events.dmf_key
         where events.as_of_date = ? and events.event_type = ?
@@ -218,7 +220,7 @@ def watchlist_events(con, tables: Tables, as_of: date) -> list[Row]:
         f"""
         with {_ai_items_cte(tables, "event_comment")}
         select {_EVENT_COLUMNS}
-        from {MARTS}.dmf_events as events
+        from {con.schemas.marts}.dmf_events as events
         left join ai_items
             on ai_items.as_of_date = events.as_of_date and ai_items.item_key = events.dmf_key
         where events.as_of_date = ? and events.on_watchlist
@@ -254,8 +256,8 @@ def field_changes(con, tables: Tables, as_of: date) -> list[Row]:
             events.manufacturer,
             events.watch_terms,
             ai_items.content as ai_comment
-        from {MARTS}.dmf_event_field_changes as changes
-        left join {MARTS}.dmf_events as events
+        from {con.schemas.marts}.dmf_event_field_changes as changes
+        left join {con.schemas.marts}.dmf_events as events
             on events.as_of_date = changes.as_of_date and events.dmf_key = changes.dmf_key
         left join ai_items
             on ai_items.as_of_date = changes.as_of_date and ai_items.item_key = changes.dmf_key
@@ -277,7 +279,7 @@ def watchlist_unmatched(con, tables: Tables, as_of: date) -> list[Row] | None:
         con,
         f"""
         select watch_term, term_kind, unmatched_reason, candidates
-        from {MARTS}.dmf_watchlist_unmatched
+        from {con.schemas.marts}.dmf_watchlist_unmatched
         where as_of_date = ?
         order by term_kind, watch_term
     """,
@@ -285,7 +287,7 @@ def watchlist_unmatched(con, tables: Tables, as_of: date) -> list[Row] | None:
     )
     if rows or not tables.registrations:
         return rows or None
-    built_for = fetch_one(con, f"select max(as_of_date) as as_of_date from {MARTS}.dmf_registrations")
+    built_for = fetch_one(con, f"select max(as_of_date) as as_of_date from {con.schemas.marts}.dmf_registrations")
     return [] if built_for and built_for["as_of_date"] == as_of else None
 
 
@@ -294,7 +296,7 @@ def loads(con, first_day: date, last_day: date) -> list[Row]:
         con,
         f"""
         select *
-        from {MARTS}.dmf_loads
+        from {con.schemas.marts}.dmf_loads
         where as_of_date between ? and ?
         order by as_of_date desc, attempt_order desc
     """,
@@ -467,7 +469,7 @@ def weekly_totals(con, report_date: date) -> list[Row]:
     return fetch(
         con,
         f"""
-        select * from {MARTS}.rpt_weekly_totals where report_date = ? order by metric_order
+        select * from {con.schemas.marts}.rpt_weekly_totals where report_date = ? order by metric_order
     """,
         [report_date],
     )
@@ -478,7 +480,7 @@ def weekly_ranked(con, model: str, rank_column: str, report_date: date, top: int
     return fetch(
         con,
         f"""
-        select * from {MARTS}.{model}
+        select * from {con.schemas.marts}.{model}
         where report_date = ? and {rank_column} <= ?
         order by {rank_column}
     """,
@@ -490,7 +492,7 @@ def weekly_single_source(con, report_date: date) -> list[Row]:
     return fetch(
         con,
         f"""
-        select * from {MARTS}.rpt_weekly_single_source_changes
+        select * from {con.schemas.marts}.rpt_weekly_single_source_changes
         where report_date = ?
         order by top_severity_rank, withdrawn_count desc, ingredient_name
     """,
@@ -514,7 +516,7 @@ def weekly_events(
         f"""
         with {_ai_items_cte(tables, "event_comment")}
         select events.as_of_date, {_EVENT_COLUMNS}
-        from {MARTS}.dmf_events as events
+        from {con.schemas.marts}.dmf_events as events
         left join ai_items
             on ai_items.as_of_date = events.as_of_date and ai_items.item_key = events.dmf_key
         where {" and ".join(conditions)}
@@ -530,7 +532,7 @@ def week_loads(con, report_date: date) -> list[Row]:
         con,
         f"""
         select *
-        from {MARTS}.dmf_loads
+        from {con.schemas.marts}.dmf_loads
         where as_of_date between cast(? as date) - 7 and cast(? as date) - 1
         order by as_of_date, attempt_order
     """,

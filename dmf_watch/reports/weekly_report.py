@@ -11,10 +11,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import duckdb
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.reports import queries as q
 from dmf_watch.reports.actions import Action, week_actions
@@ -72,14 +72,14 @@ def report_path(reports_dir: Path, as_of: date) -> Path:
 def render_weekly(settings: Settings, as_of: date) -> Path:
     """Render the weekly report for the 7 days before `as_of` and return its path."""
     path = report_path(settings.reports_dir, as_of)
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+    with warehouse.connect(settings, read_only=True) as con:
         data = _collect(con, as_of)
     with workbook(path, as_of, f"DMF 주간 리포트 {as_of:%Y-%m-%d}") as wb:
         _write(wb, as_of, data)
     return path
 
 
-def _collect(con: duckdb.DuckDBPyConnection, as_of: date) -> dict[str, Any]:
+def _collect(con: warehouse.Connection, as_of: date) -> dict[str, Any]:
     tables = q.Tables.probe(con)
     bounds = q.week_bounds(con, as_of)
     return {
@@ -249,7 +249,7 @@ def _dashboard(ws: Worksheet, f: Formats, as_of: date, data: dict) -> None:
 DASHBOARD_ACTIONS = 15
 
 
-def _week_actions(con: duckdb.DuckDBPyConnection, first_day: date, last_day: date) -> list[tuple[date, Action]]:
+def _week_actions(con: warehouse.Connection, first_day: date, last_day: date) -> list[tuple[date, Action]]:
     """The week's action items, most severe first, then by day (each day's order kept)."""
     rank = {severity: i for i, severity in enumerate(SEVERITY_LABEL)}
     return sorted(week_actions(con, first_day, last_day), key=lambda item: (rank.get(item[1].severity, 9), item[0]))

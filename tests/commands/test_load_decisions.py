@@ -185,7 +185,7 @@ def test_rejecting_a_published_day_unpublishes_it_and_the_next_day_compares_with
     assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[3]]) == [
         (DAYS[1],)
     ]
-    day = compare_day(settings.duckdb_path, source, DAYS[3])
+    day = compare_day(settings, source, DAYS[3])
     assert day.matches, (day.missing, day.extra, day.wrong_fields)
     # append-only: both decisions are kept
     assert query(settings, "select decision, decided_by from mfds_raw.load_decisions order by decided_at") == [

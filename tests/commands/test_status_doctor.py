@@ -125,19 +125,22 @@ def test_doctor_reaches_the_api_with_one_request_and_never_shows_the_key(start_s
 
 
 def test_doctor_checks_the_warehouse_and_the_reports_dir(warehouse, tmp_path):
-    checks = {c.name: c for c in check_warehouse(warehouse.duckdb_path)}
+    checks = {c.name: c for c in check_warehouse(warehouse)}
     assert checks["warehouse"].level == OK and checks["last_load"].level == OK
     unbuilt = tmp_path / "empty.duckdb"
     import duckdb
 
     duckdb.connect(str(unbuilt)).close()  # no load yet: a build would have nothing to build
-    assert "holds no load yet: load first with `dmf run`" in check_warehouse(unbuilt)[0].message
+    assert (
+        "holds no load yet: load first with `dmf run`"
+        in check_warehouse(dataclasses.replace(warehouse, duckdb_path=unbuilt))[0].message
+    )
     with duckdb.connect(str(unbuilt)) as con:  # a load stored, never built (a run stopped between the two)
         con.execute("create schema mfds_raw")
         for table in LOADER_TABLES:
             con.execute(f"create table mfds_raw.{table} (load_id varchar)")
-    assert "run `dmf build`" in check_warehouse(unbuilt)[0].message
-    assert check_warehouse(tmp_path / "none.duckdb")[0].level == BAD
+    assert "run `dmf build`" in check_warehouse(dataclasses.replace(warehouse, duckdb_path=unbuilt))[0].message
+    assert check_warehouse(dataclasses.replace(warehouse, duckdb_path=tmp_path / "none.duckdb"))[0].level == BAD
     assert check_reports_dir(tmp_path / "out").level == OK
     blocker = tmp_path / "a_file"
     blocker.write_text("x")
@@ -150,7 +153,7 @@ def test_doctor_after_a_rejected_last_load_warns_but_does_not_fail(built, tmp_pa
     shutil.copy(built.duckdb_path, tmp_path / "dmf.duckdb")
     with duckdb.connect(str(tmp_path / "dmf.duckdb")) as con:
         con.execute("delete from marts.dmf_day_decisions where as_of_date = ?", [DAY_4])
-    checks = {c.name: c for c in check_warehouse(tmp_path / "dmf.duckdb")}
+    checks = {c.name: c for c in check_warehouse(dataclasses.replace(built, duckdb_path=tmp_path / "dmf.duckdb"))}
     assert checks["last_load"].level == WARN and "dmf status" in checks["last_load"].message
 
 

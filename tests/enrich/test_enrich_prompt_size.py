@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import date
 
-import duckdb
 import pytest
 
+from dmf_watch.core import warehouse
 from dmf_watch.enrich.ai_config import load_ai_config
 from dmf_watch.enrich.daily_briefing import build_prompt, read_day
 from dmf_watch.enrich.render import load_schema
@@ -44,7 +44,7 @@ def big_day(tmp_path, n=500):
 def test_500_event_day_prompt_stays_under_the_argv_limit(tmp_path):
     settings, events = big_day(tmp_path)
     assert len(events) == 500
-    with duckdb.connect(str(settings.duckdb_path)) as con:
+    with warehouse.connect(settings) as con:
         facts = read_day(con, DAY)
     prompt, payload = build_prompt(DAY, facts, load_schema("uc1_briefing.schema.json"), load_ai_config(settings))
     print(

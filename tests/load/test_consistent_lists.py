@@ -30,7 +30,7 @@ def _replay(tmp_settings, seed: int, faults: list[str | None]):
     settings = dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy")
     registry = SyntheticRegistry(seed=seed, size=1200, start_date=START)
     outcomes = run_days(settings, registry, list(zip(DAYS, faults, strict=False)), SERVICE_KEY)
-    comparisons = [compare_day(settings.duckdb_path, registry, day) for day in DAYS[: len(faults)]]
+    comparisons = [compare_day(settings, registry, day) for day in DAYS[: len(faults)]]
     return settings, outcomes, comparisons
 
 

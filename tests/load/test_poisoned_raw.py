@@ -49,7 +49,7 @@ def test_an_oversized_page_is_rejected_and_the_good_days_after_it_build_and_matc
     assert raw_rows > distinct_positions > 0
     assert query(settings, "select count(*) from staging.stg_mfds__items where load_id = ?", [bad_load]) == [(0,)]
     for day in DAYS[2:]:
-        comparison = compare_day(settings.duckdb_path, registry, day)
+        comparison = compare_day(settings, registry, day)
         assert comparison.matches, (day, comparison.missing, comparison.extra)
     assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[2]]) == [
         (DAYS[0],)
@@ -81,4 +81,4 @@ def test_a_complete_load_with_missing_item_rows_is_never_built_on(tmp_settings):
 
     outcomes = run_days(settings, registry, [(DAYS[2], None)], SERVICE_KEY)
     assert outcomes[0].exit_code == 0
-    assert compare_day(settings.duckdb_path, registry, DAYS[2]).matches
+    assert compare_day(settings, registry, DAYS[2]).matches

@@ -45,7 +45,7 @@ def simulated(tmp_path_factory):
 
 def test_every_day_matches_the_simulators_ground_truth(simulated):
     settings, registry, _ = simulated
-    comparisons = compare_days(settings.duckdb_path, registry, DAYS[0], len(DAYS))
+    comparisons = compare_days(settings, registry, DAYS[0], len(DAYS))
     print("\n" + table(comparisons))
     assert [day.as_of for day in comparisons if not day.matches] == []
     assert sum(sum(day.published.values()) for day in comparisons) > 20  # the days really had events

@@ -53,7 +53,7 @@ def _returned(registry: SyntheticRegistry) -> dict[int, str]:
 def test_identity_cases_match_the_ground_truth_with_nothing_missing_or_extra(identity_run):
     settings, registry, outcomes = identity_run
     assert [o.exit_code for o in outcomes] == [0] * len(DATES)
-    comparisons = compare_dates(settings.duckdb_path, registry, DATES)
+    comparisons = compare_dates(settings, registry, DATES)
     print("\n" + table(comparisons))
     assert [(day.as_of, day.missing, day.extra, day.wrong_fields) for day in comparisons if not day.matches] == []
     assert sum(day.published["REINSTATED"] for day in comparisons) == 2

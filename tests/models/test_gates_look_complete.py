@@ -72,7 +72,7 @@ def test_the_normal_day_after_an_identity_break_matches_the_truth_without_false_
     assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[2]]) == [
         (DAYS[0],)
     ]
-    day = compare_day(settings.duckdb_path, registry, DAYS[2])
+    day = compare_day(settings, registry, DAYS[2])
     assert day.matches, (day.missing, day.extra, day.wrong_fields)
     assert sum(day.published.values()) > 0
     assert day.published["WITHDRAWN"] == day.expected["WITHDRAWN"] < 10

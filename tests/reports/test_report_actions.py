@@ -305,8 +305,7 @@ def test_dmf_history_by_applicant_and_an_unknown_name(warehouse):
 
 
 def test_each_watchlist_row_links_to_its_timeline_on_the_history_sheet(warehouse):
-    import duckdb
-
+    from dmf_watch.core.warehouse import connect
     from dmf_watch.reports.history import find_keys, format_timeline, timeline
 
     wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
@@ -318,7 +317,7 @@ def test_each_watchlist_row_links_to_its_timeline_on_the_history_sheet(warehouse
             break  # the main table ends; the unmatched-terms section follows
         rows.append(r)
     assert rows
-    with duckdb.connect(str(warehouse.duckdb_path), read_only=True) as con:
+    with connect(warehouse, read_only=True) as con:
         for row in rows:
             link = row[header.index("이력")].hyperlink
             assert link is not None
@@ -356,8 +355,10 @@ class RecordingConnection:
         return getattr(self._con, name)
 
 
-def queried_marts(monkeypatch, module, render, settings, day) -> set[str]:
+def queried_marts(monkeypatch, render, settings, day) -> set[str]:
     import duckdb
+
+    from dmf_watch.core import warehouse as boundary
 
     log: list[str] = []
 
@@ -368,7 +369,7 @@ def queried_marts(monkeypatch, module, render, settings, day) -> set[str]:
         def connect(*args, **kwargs):
             return RecordingConnection(duckdb.connect(*args, **kwargs), log)
 
-    monkeypatch.setattr(module, "duckdb", RecordingDuckdb)
+    monkeypatch.setattr(boundary, "duckdb", RecordingDuckdb)
     render(settings, day)
     return {m for sql in log for m in re.findall(r"\bmarts\.([a-z_]+)", sql)}
 
@@ -387,7 +388,7 @@ def exposure_models(built, name: str) -> set[str]:
 def test_daily_report_exposure_depends_on_exactly_the_marts_the_renderer_queries(built, warehouse, monkeypatch):
     from dmf_watch.reports import daily_report as daily_module
 
-    queried = queried_marts(monkeypatch, daily_module, daily_module.render_daily, warehouse, DAY_2)
+    queried = queried_marts(monkeypatch, daily_module.render_daily, warehouse, DAY_2)
     assert "dmf_watchlist_unmatched" in queried and "dmf_registration_history" in queried
     assert exposure_models(built, "daily_report") == queried
 
@@ -395,7 +396,7 @@ def test_daily_report_exposure_depends_on_exactly_the_marts_the_renderer_queries
 def test_weekly_report_exposure_depends_on_exactly_the_relations_the_renderer_queries(built, warehouse, monkeypatch):
     from dmf_watch.reports import weekly_report as weekly_module
 
-    queried = queried_marts(monkeypatch, weekly_module, weekly_module.render_weekly, warehouse, date(2026, 10, 12))
+    queried = queried_marts(monkeypatch, weekly_module.render_weekly, warehouse, date(2026, 10, 12))
     assert {m for m in queried if m.startswith("rpt_weekly_")} == {
         "rpt_weekly_totals",
         "rpt_weekly_new_applicants",

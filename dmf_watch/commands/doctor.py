@@ -162,7 +162,15 @@ def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY)
         check_service_key(key),
         check_api(settings.api_base_url, key, policy, tuple(getattr(settings, "api_allowed_hosts", ()))),
     ]
-    checks += check_warehouse(settings)
+    if settings.warehouse == "postgres":
+        server = check_server(settings)
+        checks += server
+        if any(check.level == BAD for check in server):
+            checks.append(SetupCheck("warehouse", BAD, "not tried: the server above cannot be used."))
+        else:
+            checks += check_warehouse(settings)
+    else:
+        checks += check_warehouse(settings)
     checks.append(check_reports_dir(settings.reports_dir))
     ai_checks = run_doctor(settings)
     agy_missing = any(check.name == "agy_binary" and check.message.startswith(AGY_NOT_FOUND) for check in ai_checks)
@@ -174,9 +182,88 @@ def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY)
     return checks
 
 
+def check_server(settings: Settings) -> list[SetupCheck]:
+    """A PostgreSQL warehouse: the server answers (15 or newer), the role may create the
+    project's schemas (or they are there and its own), and which of them exist yet."""
+    where = warehouse.describe(settings)
+    s = warehouse.schemas(settings)
+    wanted = [s.raw, s.staging, s.intermediate, s.seeds, s.marts]
+    try:
+        with warehouse.connect(settings, read_only=True) as con:
+            ((version, user, may_create),) = con.execute(
+                "select current_setting('server_version_num')::int, current_user, "
+                "has_database_privilege(current_user, current_database(), 'CREATE')"
+            ).fetchall()
+            present = {
+                row[0]: (row[1], row[2])
+                for row in con.execute(
+                    "select nspname, pg_get_userbyid(nspowner), has_schema_privilege(current_user, nspname, 'CREATE') "
+                    "from pg_namespace"
+                ).fetchall()
+                if row[0] in wanted
+            }
+    except warehouse.Error as exc:
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        return [
+            SetupCheck(
+                "server",
+                BAD,
+                f"{where} cannot be reached or refused the login ({first}); check PGHOST, PGPORT, PGUSER, "
+                "PGDATABASE and the password in ~/.pgpass (or PGPASSFILE).",
+            )
+        ]
+    checks = [
+        SetupCheck(
+            "server",
+            OK if version >= 150000 else BAD,
+            f"{where} answers as role {user}, PostgreSQL {version // 10000}"
+            + ("." if version >= 150000 else "; DMF Watch needs PostgreSQL 15 or newer."),
+        )
+    ]
+    unusable = [name for name, (_, can_create) in present.items() if not can_create]
+    missing = [name for name in wanted if name not in present]
+    if unusable:
+        checks.append(
+            SetupCheck(
+                "role_rights",
+                BAD,
+                f"role {user} may not create tables in {', '.join(unusable)}; ask the DBA to grant CREATE there "
+                "(or to give the schemas to the role).",
+            )
+        )
+    elif missing and not may_create:
+        checks.append(
+            SetupCheck(
+                "role_rights",
+                BAD,
+                f"role {user} may not create schemas in the database and {', '.join(missing)} do not exist; "
+                "ask the DBA for CREATE on the database (or to create them for the role).",
+            )
+        )
+    else:
+        checks.append(SetupCheck("role_rights", OK, f"role {user} may create the project's tables."))
+    checks.append(
+        SetupCheck(
+            "schemas",
+            OK,
+            f"present: {', '.join(sorted(present)) or 'none yet'}"
+            + (f"; the first run creates {', '.join(missing)}." if missing else "."),
+        )
+    )
+    return checks
+
+
 def check_backups(settings: Settings) -> SetupCheck:
     """The copies of what the API cannot give again: none after accepted days is a warning."""
     from dmf_watch.commands.backup import copies
+
+    if settings.warehouse == "postgres":
+        return SetupCheck(
+            "backups",
+            OK,
+            "a PostgreSQL warehouse is backed up by its DBA (pg_dump); `dmf export-loads DIR` also writes "
+            "every stored load as dated dumps any warehouse can take back.",
+        )
 
     found = copies(settings.backup_dir)
     if not found:

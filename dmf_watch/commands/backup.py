@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 Echo = Callable[[str], None]
 MANIFEST = "manifest.json"
 PARTIAL = ".partial"
-# Tables people wrote that no load or build can give back (the rest of `enrichment` is AI output).
-PEOPLES_TABLES = (("enrichment", "proposals"), ("enrichment", "proposal_decisions"))
+# Tables of the enrichment schema that people wrote and no load or build can give back (the rest
+# of it is AI output).
+PEOPLES_TABLES = ("proposals", "proposal_decisions")
 DUCKDB_HEADER_BYTES = 3 * 4096  # DuckDB's file header and its two database headers
 SERVER_BACKUPS = "a PostgreSQL warehouse is backed up and restored by its DBA (pg_dump), not by dmf"
 
@@ -66,7 +67,11 @@ def _kept_tables(con: warehouse.Connection) -> list[tuple[str, str]]:
     rows = con.execute(
         "select table_schema, table_name from information_schema.tables where table_type = 'BASE TABLE' order by 1, 2"
     ).fetchall()
-    return [(schema, table) for schema, table in rows if schema == con.schemas.raw or (schema, table) in PEOPLES_TABLES]
+    return [
+        (schema, table)
+        for schema, table in rows
+        if schema == con.schemas.raw or (schema == con.schemas.enrichment and table in PEOPLES_TABLES)
+    ]
 
 
 def back_up(settings: Settings, as_of: date | None = None) -> Copy:

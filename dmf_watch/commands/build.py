@@ -14,7 +14,7 @@ on every build (about 2 s a build on a 5-day warehouse, 13.5 s → 11.4 s). dbt-
 handle open after a command ends, so each invocation closes it: the loader, the AI step and the
 report open the same file right after, some of them read-only.
 
-Every build's outcome is recorded in `mfds_raw.build_runs` (append-only), so that `dmf report`
+Every build's outcome is recorded in the raw layer's `build_runs` (`mfds_raw.build_runs`, append-only), so that `dmf report`
 can refuse to render marts a failed build left behind and say what to fix.
 """
 
@@ -32,13 +32,12 @@ from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
-import duckdb
-
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
 from dmf_watch.core.interrupts import deferred_interruptions
 from dmf_watch.core.storage import is_write_failure_text, write_failure_message
-from dmf_watch.core.warehouse import NO_LOAD_ADVICE, RAW_DATASET, holds_a_load, table_exists
+from dmf_watch.core.warehouse import NO_LOAD_ADVICE, holds_a_load, table_exists
 
 log = logging.getLogger(__name__)
 
@@ -359,21 +358,16 @@ def seed_layer_digest(settings: Settings) -> str:
 def _seeds_loaded_and_passed(settings: Settings, digest: str) -> bool:
     """Whether the latest build, whatever it was, succeeded with seed files of this digest: a
     failed build may have loaded other seeds that their tests then refused."""
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE) or "seeds_digest" not in _build_run_columns(con):
+    if not warehouse.exists(settings):
+        return False
+    with warehouse.connect(settings, read_only=True) as con:
+        raw = con.schemas.raw
+        if not table_exists(con, raw, BUILD_RUNS_TABLE) or not _has_column(con, BUILD_RUNS_TABLE, "seeds_digest"):
             return False
         row = con.execute(
-            f"select success, seeds_digest from {RAW_DATASET}.{BUILD_RUNS_TABLE} order by finished_at desc limit 1"
+            f"select success, seeds_digest from {raw}.{BUILD_RUNS_TABLE} order by finished_at desc limit 1"
         ).fetchone()
     return row is not None and bool(row[0]) and row[1] == digest
-
-
-def _build_run_columns(con: duckdb.DuckDBPyConnection) -> set[str]:
-    rows = con.execute(
-        "select column_name from information_schema.columns where table_schema = ? and table_name = ?",
-        [RAW_DATASET, BUILD_RUNS_TABLE],
-    ).fetchall()
-    return {row[0] for row in rows}
 
 
 def _migrate_raw_items(settings: Settings) -> None:
@@ -390,14 +384,15 @@ def _migrate_raw_items(settings: Settings) -> None:
 def loads_since_last_good_build(settings: Settings) -> list[str] | None:
     """The loads stored after the last build that left consistent marts started (None: there
     is no such build, so everything is new)."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return None
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE, "load_runs"):
+    with warehouse.connect(settings, read_only=True) as con:
+        raw = con.schemas.raw
+        if not table_exists(con, raw, BUILD_RUNS_TABLE, "load_runs"):
             return None
         seen_column = "attempt_seq_seen" if _has_column(con, BUILD_RUNS_TABLE, "attempt_seq_seen") else "null"
         ((since, seen),) = con.execute(
-            f"select max(started_at), max({seen_column}) from {RAW_DATASET}.{BUILD_RUNS_TABLE} where success"
+            f"select max(started_at), max({seen_column}) from {raw}.{BUILD_RUNS_TABLE} where success"
         ).fetchall()
         if since is None:
             return None
@@ -405,33 +400,28 @@ def loads_since_last_good_build(settings: Settings) -> list[str] | None:
             # the warehouse's order of attempts, not the clock: a load written after a clock was
             # set back is still new to the build that follows it
             rows = con.execute(
-                f"select load_id from {RAW_DATASET}.load_runs where attempt_seq > ? order by attempt_seq", [seen]
+                f"select load_id from {raw}.load_runs where attempt_seq > ? order by attempt_seq", [seen]
             ).fetchall()
         else:  # no successful build recorded what it saw yet
             rows = con.execute(
-                f"select load_id from {RAW_DATASET}.load_runs where finished_at > ? order by finished_at", [since]
+                f"select load_id from {raw}.load_runs where finished_at > ? order by finished_at", [since]
             ).fetchall()
     return [row[0] for row in rows]
 
 
-def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+def _has_column(con: warehouse.Connection, table: str, column: str) -> bool:
     """Whether a raw table has a column a later version added (older warehouses lack it)."""
-    return bool(
-        con.execute(
-            "select 1 from information_schema.columns where table_schema = ? and table_name = ? and column_name = ?",
-            [RAW_DATASET, table, column],
-        ).fetchall()
-    )
+    return column in warehouse.columns(con, con.schemas.raw, table)
 
 
 def latest_attempt_seq(settings: Settings) -> int | None:
     """The newest load attempt's place in the warehouse's order (None: none recorded with one)."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return None
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, RAW_DATASET, "load_runs") or not _has_column(con, "load_runs", "attempt_seq"):
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, con.schemas.raw, "load_runs") or not _has_column(con, "load_runs", "attempt_seq"):
             return None
-        ((latest,),) = con.execute(f"select max(attempt_seq) from {RAW_DATASET}.load_runs").fetchall()
+        ((latest,),) = con.execute(f"select max(attempt_seq) from {con.schemas.raw}.load_runs").fetchall()
     return latest
 
 
@@ -518,11 +508,11 @@ def _operation_message(output: str) -> str:
 def _rejected_load_count(settings: Settings) -> int:
     """How many loads the gates have rejected so far (the hook's table in the raw layer)."""
     try:
-        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-            if not table_exists(con, RAW_DATASET, "rejected_load_signals"):
+        with warehouse.connect(settings, read_only=True) as con:
+            if not table_exists(con, con.schemas.raw, "rejected_load_signals"):
                 return 0
-            row = con.execute(f"select count(distinct load_id) from {RAW_DATASET}.rejected_load_signals").fetchone()
-    except duckdb.Error:
+            row = con.execute(f"select count(distinct load_id) from {con.schemas.raw}.rejected_load_signals").fetchone()
+    except warehouse.Error:
         return 0
     return int(row[0]) if row else 0
 
@@ -538,27 +528,26 @@ def record_build(
     seeds: str | None = None,
     attempt_seq_seen: int | None = None,
 ) -> None:
-    """Appends the build's outcome to mfds_raw.build_runs (success: the marts may be read;
+    """Appends the build's outcome to the raw layer's build_runs (success: the marts may be read;
     seeds_digest: seed_layer_digest of what its seeds and seed-only models came from, a column
     named before those models were kept with the seeds; attempt_seq_seen: the newest load
     attempt when it started, so the next morning build knows which loads are new to it)."""
-    if not settings.duckdb_path.is_file():
+    if not warehouse.exists(settings):
         return  # dbt never got as far as creating the warehouse: nothing to record it in
     try:
-        with duckdb.connect(str(settings.duckdb_path)) as con:
-            con.execute(f"create schema if not exists {RAW_DATASET}")
+        with warehouse.connect(settings) as con:
+            runs = f"{con.schemas.raw}.{BUILD_RUNS_TABLE}"
+            con.execute(f"create schema if not exists {con.schemas.raw}")
             con.execute(
-                f"create table if not exists {RAW_DATASET}.{BUILD_RUNS_TABLE} ("
+                f"create table if not exists {runs} ("
                 "started_at timestamp with time zone, finished_at timestamp with time zone, "
                 "success boolean, gate_fired boolean, full_refresh boolean, failures varchar)"
             )
             # a warehouse from before the seeds were left out of the morning build gains the column
-            con.execute(f"alter table {RAW_DATASET}.{BUILD_RUNS_TABLE} add column if not exists seeds_digest varchar")
+            con.execute(f"alter table {runs} add column if not exists seeds_digest varchar")
+            con.execute(f"alter table {runs} add column if not exists attempt_seq_seen bigint")
             con.execute(
-                f"alter table {RAW_DATASET}.{BUILD_RUNS_TABLE} add column if not exists attempt_seq_seen bigint"
-            )
-            con.execute(
-                f"insert into {RAW_DATASET}.{BUILD_RUNS_TABLE} "
+                f"insert into {runs} "
                 "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest, attempt_seq_seen) "
                 "values (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -572,24 +561,25 @@ def record_build(
                     attempt_seq_seen,
                 ],
             )
-    except (duckdb.Error, OSError):
+    except (*warehouse.Error, OSError):
         # e.g. a full disk: the build's own failure (already a one-line error) must not be hidden
-        log.warning("could not record the build outcome in %s", settings.duckdb_path, exc_info=True)
+        log.warning("could not record the build outcome in %s", warehouse.describe(settings), exc_info=True)
 
 
 def unpublishable_reason(settings: Settings) -> str | None:
     """Why the marts must not be read now (never built, or the last build failed); None if fine."""
-    if not settings.duckdb_path.is_file():
-        return f"the warehouse {settings.duckdb_path} does not exist: {NO_LOAD_ADVICE}."
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        if not table_exists(con, "marts", "dmf_loads"):
-            if not holds_a_load(con):
-                return f"the warehouse {settings.duckdb_path} holds no load yet: {NO_LOAD_ADVICE}."
-            return f"the warehouse {settings.duckdb_path} has not been built; run `dmf build` first."
-        if not table_exists(con, RAW_DATASET, BUILD_RUNS_TABLE):
+    where = warehouse.describe(settings)
+    if not warehouse.exists(settings):
+        return f"the warehouse {where} does not exist: {NO_LOAD_ADVICE}."
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, con.schemas.marts, "dmf_loads"):
+            if not holds_a_load(con, con.schemas.raw):
+                return f"the warehouse {where} holds no load yet: {NO_LOAD_ADVICE}."
+            return f"the warehouse {where} has not been built; run `dmf build` first."
+        if not table_exists(con, con.schemas.raw, BUILD_RUNS_TABLE):
             return None  # built before builds were recorded
         row = con.execute(
-            f"select success, finished_at, failures from {RAW_DATASET}.{BUILD_RUNS_TABLE} "
+            f"select success, finished_at, failures from {con.schemas.raw}.{BUILD_RUNS_TABLE} "
             "order by finished_at desc limit 1"
         ).fetchone()
     if row is None or row[0]:

@@ -54,12 +54,12 @@ class DayStatus:
 
 def _rows(con: warehouse.Connection, first: date, last: date) -> dict[date, tuple]:
     marts = con.schemas.marts
-    has_ai = table_exists(con, "enrichment", "enrichment_run")
+    has_ai = table_exists(con, con.schemas.enrichment, "enrichment_run")
     ai = (
-        """left join (
+        f"""left join (
                 select as_of_date, status, skip_reason,
                        row_number() over (partition by as_of_date order by created_at desc, run_id desc) as n
-                from enrichment.enrichment_run where kind = 'daily'
+                from {con.schemas.enrichment}.enrichment_run where kind = 'daily'
              ) as ai on ai.as_of_date = loads.as_of_date and ai.n = 1"""
         if has_ai
         else (

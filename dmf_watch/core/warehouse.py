@@ -9,7 +9,9 @@ module imports `duckdb` or a PostgreSQL driver. The SQL it is handed is portable
 placeholders (translated for the PostgreSQL driver), schema names from `schemas()`.
 
 The layer schemas come from dbt's configuration (dbt_project.yml's `+schema`), with the prefix
-macros/generate_schema_name.sql adds for a developer's target (`DMF_SCHEMA_PREFIX`).
+macros/generate_schema_name.sql adds for a developer's target (`DMF_SCHEMA_PREFIX`). The
+schemas Python owns (`enrichment`, `notify`) take the same prefix, so two developers or two
+test runs on one server each keep their own AI output and delivery ledger.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ Error: tuple[type[Exception], ...] = (duckdb.Error, psycopg2.Error)
 # The raw layer: the dlt dataset the loader writes (pipelines.mfds.settings) and every later
 # stage reads; named here so that a stage can name it without importing the loader and dlt.
 RAW_DATASET = "mfds_raw"
+# The schemas that Python creates and writes (enrich/enrichment_store.py, notify/ledger.py); no
+# dbt model reads them, so they are named here and not in dbt_project.yml.
+ENRICHMENT_SCHEMA = "enrichment"
+NOTIFY_SCHEMA = "notify"
 # The raw tables a stored load leaves (the loader's); without them there is nothing to build, and
 # dbt's first on-run-start hook (macros/loads_stored.sql) stops any dbt command at once.
 LOADER_TABLES = ("dmf_item_versions", "dmf_load_items", "load_runs")
@@ -61,6 +67,8 @@ class Schemas:
     intermediate: str
     marts: str
     seeds: str
+    enrichment: str
+    notify: str
 
 
 @functools.cache
@@ -79,7 +87,12 @@ def _layer_schemas() -> dict[str, str]:
 def schemas(settings: Settings) -> Schemas:
     prefix = f"{settings.schema_prefix}_" if settings.schema_prefix else ""
     layers = {layer: prefix + name for layer, name in _layer_schemas().items()}
-    return Schemas(raw=prefix + RAW_DATASET, **layers)
+    return Schemas(
+        raw=prefix + RAW_DATASET,
+        enrichment=prefix + ENRICHMENT_SCHEMA,
+        notify=prefix + NOTIFY_SCHEMA,
+        **layers,
+    )
 
 
 def _placeholders(sql: str) -> str:

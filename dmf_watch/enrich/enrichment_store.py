@@ -1,4 +1,5 @@
 """The `enrichment` schema in the warehouse: created here, written only by `dmf_watch/enrich/`.
+Its name is the connection's (`con.schemas.enrichment`: `alice_enrichment` with a prefix).
 
 The report reads these tables with LEFT JOINs, so a day with no rows simply shows a badge.
 Writes use parameter binding only; model text never becomes SQL. The contract columns come
@@ -14,9 +15,12 @@ from typing import Any
 
 from dmf_watch.core.warehouse import Connection, rows
 
-DDL = [
-    "create schema if not exists enrichment",
-    """create table if not exists enrichment.enrichment_run (
+
+def ddl(schema: str) -> list[str]:
+    """The statements that create the schema, its tables and its view, idempotently."""
+    return [
+        f"create schema if not exists {schema}",
+        f"""create table if not exists {schema}.enrichment_run (
         run_id text primary key,
         as_of_date date not null,
         kind text not null,              -- daily | weekly | anomaly | drift
@@ -35,10 +39,10 @@ DDL = [
         agy_call_count integer,          -- agy processes launched by this run
         total_tokens bigint,
         cache_hit boolean,
-        dropped_json text,               -- {"event_unknown_key": 1, ...}
+        dropped_json text,               -- {{"event_unknown_key": 1, ...}}
         overall_assessment text          -- anomaly runs: ACTION_REQUIRED | MONITOR | NO_ACTION
     )""",
-    """create table if not exists enrichment.enrichment (
+        f"""create table if not exists {schema}.enrichment (
         run_id text not null,
         as_of_date date not null,
         kind text not null,              -- event_comment | anomaly_hypothesis | ingredient_alias | weekly_commentary | api_field_path
@@ -49,7 +53,7 @@ DDL = [
         applied integer not null default 0,
         created_at timestamptz not null
     )""",
-    """create table if not exists enrichment.agy_calls (
+        f"""create table if not exists {schema}.agy_calls (
         call_id text primary key,
         run_id text,
         as_of_date date,
@@ -75,7 +79,7 @@ DDL = [
         attempt integer,                 -- 0 first try, 1 stricter retry
         stdout_path text
     )""",
-    """create table if not exists enrichment.proposals (
+        f"""create table if not exists {schema}.proposals (
         proposal_id text primary key,
         as_of_date date,
         kind text,                       -- ingredient_alias
@@ -96,7 +100,7 @@ DDL = [
         prompt_sha256 text,
         source_file text
     )""",
-    """create table if not exists enrichment.proposal_decisions (
+        f"""create table if not exists {schema}.proposal_decisions (
         decision_id text primary key,
         proposal_id text not null,
         decision text not null,          -- ACCEPTED | REJECTED
@@ -105,13 +109,14 @@ DDL = [
         decided_at timestamptz not null,
         note text
     )""",
-    """create or replace view enrichment.pending_proposals as
+        f"""create or replace view {schema}.pending_proposals as
         select p.*,
                current_date - cast(p.created_at as date) as age_days,
                current_date - cast(p.created_at as date) > 7 as is_overdue
-        from enrichment.proposals p
+        from {schema}.proposals p
         where p.status = 'PENDING'""",
-]
+    ]
+
 
 RUN_COLUMNS = (
     "run_id",
@@ -200,12 +205,12 @@ def utc_now() -> datetime:
 
 
 def ensure_schema(con: Connection) -> None:
-    for statement in DDL:
+    for statement in ddl(con.schemas.enrichment):
         con.execute(statement)
 
 
 def _insert(con: Connection, table: str, columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> int:
-    sql = f"insert into enrichment.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})"
+    sql = f"insert into {con.schemas.enrichment}.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})"
     batch = [[record.get(c) for c in columns] for record in records]
     if batch:
         con.executemany(sql, batch)
@@ -231,7 +236,7 @@ def insert_proposals(con, proposals: Iterable[Mapping[str, Any]]) -> int:
 def latest_run(con, as_of: date, kind: str) -> dict[str, Any] | None:
     found = rows(
         con,
-        """select * from enrichment.enrichment_run
+        f"""select * from {con.schemas.enrichment}.enrichment_run
                          where as_of_date = ? and kind = ?
                          order by created_at desc, run_id desc limit 1""",
         [as_of, kind],

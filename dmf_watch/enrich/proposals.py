@@ -58,7 +58,9 @@ def _existing_ids(settings: Settings, ids: Sequence[str]) -> set[str]:
         store.ensure_schema(con)
         found = rows(
             con,
-            "select proposal_id from enrichment.proposals where proposal_id in (" + ", ".join("?" for _ in ids) + ")",
+            f"select proposal_id from {con.schemas.enrichment}.proposals where proposal_id in ("
+            + ", ".join("?" for _ in ids)
+            + ")",
             list(ids),
         )
     return {r["proposal_id"] for r in found}
@@ -177,7 +179,7 @@ def list_proposals(
             store.ensure_schema(con)
             found = rows(
                 con,
-                "select * from enrichment.proposals where (? is null or status = ?) order by created_at, proposal_id",
+                f"select * from {con.schemas.enrichment}.proposals where (? is null or status = ?) order by created_at, proposal_id",
                 [status, status],
             )
     except warehouse.Error:
@@ -194,11 +196,10 @@ def _resolve(con: warehouse.Connection, wanted: str) -> tuple[dict[str, Any] | N
     wanted = (wanted or "").strip()
     if not wanted:
         return None, "Give a proposal id (see `dmf proposals list`)."
-    found = rows(con, "select * from enrichment.proposals where proposal_id = ?", [wanted])
+    proposals = f"{con.schemas.enrichment}.proposals"
+    found = rows(con, f"select * from {proposals} where proposal_id = ?", [wanted])
     if not found:
-        found = rows(
-            con, "select * from enrichment.proposals where substr(proposal_id, 1, length(?)) = ?", [wanted, wanted]
-        )
+        found = rows(con, f"select * from {proposals} where substr(proposal_id, 1, length(?)) = ?", [wanted, wanted])
     if not found:
         return None, f"No proposal {wanted} exists; `dmf proposals list --all` shows every id."
     if len(found) > 1:
@@ -219,7 +220,7 @@ def show_proposal(settings: Settings, proposal_id_or_prefix: str) -> dict[str, A
                 return None
             row["decisions"] = rows(
                 con,
-                "select * from enrichment.proposal_decisions where proposal_id = ? order by decided_at",
+                f"select * from {con.schemas.enrichment}.proposal_decisions where proposal_id = ? order by decided_at",
                 [row["proposal_id"]],
             )
     except warehouse.Error:
@@ -264,12 +265,12 @@ def decide(settings: Settings, proposal_id_or_prefix: str, decision: str, by: st
                 )
             with con.transaction():
                 con.execute(
-                    """update enrichment.proposals set status = ?, decided_at = ?, decided_by = ?,
+                    f"""update {con.schemas.enrichment}.proposals set status = ?, decided_at = ?, decided_by = ?,
                                decision_note = ? where proposal_id = ?""",
                     [final, now, who[:120], (note or "")[:1000] or None, row["proposal_id"]],
                 )
                 con.execute(
-                    """insert into enrichment.proposal_decisions
+                    f"""insert into {con.schemas.enrichment}.proposal_decisions
                                (decision_id, proposal_id, decision, previous_status, decided_by, decided_at, note)
                                values (?, ?, ?, ?, ?, ?, ?)""",
                     [

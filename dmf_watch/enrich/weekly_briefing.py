@@ -104,8 +104,8 @@ def weekly_payload(con, as_of: date) -> dict[str, Any]:
         week,
     ).fetchone()
     ai = con.execute(
-        """select count(*), count(*) filter (where status <> 'SUCCESS' or schema_valid = 0)
-                        from enrichment.agy_calls where as_of_date between ? and ?
+        f"""select count(*), count(*) filter (where status <> 'SUCCESS' or schema_valid = 0)
+                        from {con.schemas.enrichment}.agy_calls where as_of_date between ? and ?
                         and coalesce(purpose, '') <> 'weekly_commentary'""",
         week,
     ).fetchone()

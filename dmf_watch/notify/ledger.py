@@ -7,6 +7,8 @@
   "learned ignoring" of a daily repeated alert kills the real ones (design §2.4).
 - `notify.deliveries`: one row per try-out of one message to one destination: the destination
   NAME (never its URL), the outcome, the number of attempts and a scrubbed error.
+
+The schema's name is the connection's (`con.schemas.notify`: `alice_notify` with a prefix).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from typing import Any
 
 from dmf_watch.core.warehouse import Connection, rows
 
-SCHEMA = "notify"
-DDL = [
-    f"create schema if not exists {SCHEMA}",
-    f"""create table if not exists {SCHEMA}.alerts (
+
+def ddl(schema: str) -> list[str]:
+    """The statements that create the schema and its tables, idempotently."""
+    return [
+        f"create schema if not exists {schema}",
+        f"""create table if not exists {schema}.alerts (
         alert_id text primary key,
         as_of_date date not null,
         raised_at timestamptz not null,
@@ -30,14 +34,14 @@ DDL = [
         title text not null,
         body text not null
     )""",
-    f"""create table if not exists {SCHEMA}.alert_state (
+        f"""create table if not exists {schema}.alert_state (
         condition_name text primary key,
         state text not null,             -- ok | broken | the AI outcome last seen
         since_date date not null,
         last_evaluated_date date not null,
         updated_at timestamptz not null
     )""",
-    f"""create table if not exists {SCHEMA}.deliveries (
+        f"""create table if not exists {schema}.deliveries (
         delivery_id text primary key,
         as_of_date date not null,
         delivered_at timestamptz not null,
@@ -52,7 +56,8 @@ DDL = [
         error text,                      -- scrubbed of every credential
         resend boolean not null default false
     )""",
-]
+    ]
+
 
 ALERT_COLUMNS = ("alert_id", "as_of_date", "raised_at", "level", "kind", "condition_name", "title", "body")
 DELIVERY_COLUMNS = (
@@ -77,20 +82,22 @@ def utc_now() -> datetime:
 
 
 def ensure_schema(con: Connection) -> None:
-    for statement in DDL:
+    for statement in ddl(con.schemas.notify):
         con.execute(statement)
 
 
 def insert(con: Connection, table: str, columns: Sequence[str], record: Mapping[str, Any]) -> None:
     con.execute(
-        f"insert into {SCHEMA}.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})",
+        f"insert into {con.schemas.notify}.{table} ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})",
         [record.get(c) for c in columns],
     )
 
 
 def insert_alert(con, alert: Mapping[str, Any]) -> bool:
     """Insert unless an alert with that id exists; True when it is new."""
-    found = con.execute(f"select count(*) from {SCHEMA}.alerts where alert_id = ?", [alert["alert_id"]]).fetchone()
+    found = con.execute(
+        f"select count(*) from {con.schemas.notify}.alerts where alert_id = ?", [alert["alert_id"]]
+    ).fetchone()
     if found and found[0]:
         return False
     insert(con, "alerts", ALERT_COLUMNS, alert)
@@ -102,7 +109,7 @@ def insert_delivery(con, delivery: Mapping[str, Any]) -> None:
 
 
 def condition_state(con, name: str) -> dict[str, Any] | None:
-    found = rows(con, f"select * from {SCHEMA}.alert_state where condition_name = ?", [name])
+    found = rows(con, f"select * from {con.schemas.notify}.alert_state where condition_name = ?", [name])
     return found[0] if found else None
 
 
@@ -110,10 +117,12 @@ def set_condition_state(con, name: str, state: str, as_of: date, *, changed: boo
     current = condition_state(con, name)
     now = utc_now()
     if current is None:
-        con.execute(f"insert into {SCHEMA}.alert_state values (?, ?, ?, ?, ?)", [name, state, as_of, as_of, now])
+        con.execute(
+            f"insert into {con.schemas.notify}.alert_state values (?, ?, ?, ?, ?)", [name, state, as_of, as_of, now]
+        )
     else:
         con.execute(
-            f"""update {SCHEMA}.alert_state
+            f"""update {con.schemas.notify}.alert_state
                         set state = ?, since_date = case when ? then ? else since_date end,
                             last_evaluated_date = greatest(last_evaluated_date, ?), updated_at = ?
                         where condition_name = ?""",
@@ -122,7 +131,9 @@ def set_condition_state(con, name: str, state: str, as_of: date, *, changed: boo
 
 
 def alerts_for_day(con, as_of: date) -> list[dict[str, Any]]:
-    return rows(con, f"select * from {SCHEMA}.alerts where as_of_date = ? order by raised_at, alert_id", [as_of])
+    return rows(
+        con, f"select * from {con.schemas.notify}.alerts where as_of_date = ? order by raised_at, alert_id", [as_of]
+    )
 
 
 def sent_keys(con, as_of: date) -> set[tuple[str, str]]:
@@ -132,7 +143,7 @@ def sent_keys(con, as_of: date) -> set[tuple[str, str]]:
         for r in rows(
             con,
             f"""
-        select message_key, destination from {SCHEMA}.deliveries
+        select message_key, destination from {con.schemas.notify}.deliveries
         where as_of_date = ? and outcome in ('sent', 'written')""",
             [as_of],
         )

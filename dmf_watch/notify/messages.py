@@ -51,10 +51,10 @@ def _fetch_one(con, sql: str, params: list[Any]) -> dict[str, Any] | None:
 
 
 def _ai_headline(con, as_of: date) -> str | None:
-    if not table_exists(con, "enrichment", "enrichment_run"):
+    if not table_exists(con, con.schemas.enrichment, "enrichment_run"):
         return None
     row = con.execute(
-        """select headline from enrichment.enrichment_run
+        f"""select headline from {con.schemas.enrichment}.enrichment_run
                          where as_of_date = ? and kind = 'daily' and status = 'OK'
                          order by created_at desc, run_id desc limit 1""",
         [as_of],
@@ -188,10 +188,10 @@ def daily_message(
 
 def _rejection_alerted(con, as_of: date) -> bool:
     """Whether the alert policy raised the `load_rejected` alert on as_of (first day of a streak)."""
-    if not table_exists(con, "notify", "alerts"):
+    if not table_exists(con, con.schemas.notify, "alerts"):
         return False
     found = con.execute(
-        "select count(*) from notify.alerts where as_of_date = ? and kind = 'load_rejected'", [as_of]
+        f"select count(*) from {con.schemas.notify}.alerts where as_of_date = ? and kind = 'load_rejected'", [as_of]
     ).fetchone()
     return bool(found and found[0])
 

@@ -105,9 +105,10 @@ def read_facts(con: Connection, as_of: date) -> DayFacts:
             # (English) sentence after it for whoever investigates
             verdict, reason = row[0], _reason_in_korean(row[1], row[2])
     ai_outcome, invalid_days, action_required = None, 0, False
-    if table_exists(con, "enrichment", "enrichment_run"):
+    enrichment = con.schemas.enrichment
+    if table_exists(con, enrichment, "enrichment_run"):
         row = con.execute(
-            """select status, skip_reason from enrichment.enrichment_run
+            f"""select status, skip_reason from {enrichment}.enrichment_run
                              where as_of_date = ? and kind = 'daily'
                              order by created_at desc, run_id desc limit 1""",
             [as_of],
@@ -121,7 +122,7 @@ def read_facts(con: Connection, as_of: date) -> DayFacts:
                 select
                     skip_reason,
                     row_number() over (partition by as_of_date order by created_at desc, run_id desc) as recency
-                from enrichment.enrichment_run
+                from {enrichment}.enrichment_run
                 where kind = 'daily' and as_of_date between ? and ?
             )
             select count(*) from ranked where recency = 1 and skip_reason in ({invalid})
@@ -130,7 +131,7 @@ def read_facts(con: Connection, as_of: date) -> DayFacts:
         ).fetchone()
         invalid_days = int(found[0]) if found else 0
         row = con.execute(
-            """select overall_assessment from enrichment.enrichment_run
+            f"""select overall_assessment from {enrichment}.enrichment_run
                              where as_of_date = ? and kind = 'anomaly' and status = 'OK'
                              order by created_at desc, run_id desc limit 1""",
             [as_of],
@@ -165,7 +166,7 @@ def _transition(con, condition: str, observed: str, as_of: date) -> tuple[bool, 
 
 
 def evaluate(con: Connection, as_of: date, run_error: str | None = None) -> list[dict[str, Any]]:
-    """Raise the day's alerts (stored in notify.alerts) and return the new ones."""
+    """Raise the day's alerts (stored in the notify schema's alerts) and return the new ones."""
     facts = read_facts(con, as_of)
     raised: list[dict[str, Any]] = []
 

@@ -18,7 +18,6 @@ from typing import Any
 
 from dmf_watch.core.warehouse import Connection, table_exists
 
-ENRICHMENT = "enrichment"
 TREND_DAYS = 30
 
 Row = dict[str, Any]
@@ -52,18 +51,18 @@ class Tables:
             (schema, name)
             for schema, name in con.execute("select table_schema, table_name from information_schema.tables").fetchall()
         }
-        marts = con.schemas.marts
+        marts, enrichment = con.schemas.marts, con.schemas.enrichment
         return cls(
-            enrichment_run=(ENRICHMENT, "enrichment_run") in present,
-            enrichment=(ENRICHMENT, "enrichment") in present,
-            agy_calls=(ENRICHMENT, "agy_calls") in present,
-            proposals=(ENRICHMENT, "proposals") in present,
+            enrichment_run=(enrichment, "enrichment_run") in present,
+            enrichment=(enrichment, "enrichment") in present,
+            agy_calls=(enrichment, "agy_calls") in present,
+            proposals=(enrichment, "proposals") in present,
             watchlist_unmatched=(marts, "dmf_watchlist_unmatched") in present,
             registrations=(marts, "dmf_registrations") in present,
         )
 
 
-def _ai_items_cte(tables: Tables, kind: str) -> str:
+def _ai_items_cte(con: Connection, tables: Tables, kind: str) -> str:
     """Latest AI text per (day, item) of one kind, or an empty relation when AI never ran.
     `kind` is one of this module's constants, never user input."""
     if tables.enrichment:
@@ -75,7 +74,7 @@ def _ai_items_cte(tables: Tables, kind: str) -> str:
                     row_number() over (
                         partition by as_of_date, item_key order by created_at desc, run_id desc
                     ) as recency
-                from {ENRICHMENT}.enrichment
+                from {con.schemas.enrichment}.enrichment
                 where kind = '{kind}'
             ) as ranked
             where recency = 1
@@ -162,7 +161,7 @@ def signals(con, tables: Tables, as_of: date, load_id: str) -> list[Row]:
     return fetch(
         con,
         f"""
-        with {_ai_items_cte(tables, "anomaly_hypothesis")}
+        with {_ai_items_cte(con, tables, "anomaly_hypothesis")}
         select
             signals.signal_id,
             signals.is_gate,
@@ -201,7 +200,7 @@ def events(con, tables: Tables, as_of: date, event_type: str) -> list[Row]:
     return fetch(
         con,
         f"""
-        with {_ai_items_cte(tables, "event_comment")}
+        with {_ai_items_cte(con, tables, "event_comment")}
         select {_EVENT_COLUMNS}
         from {con.schemas.marts}.dmf_events as events
         left join ai_items
@@ -218,7 +217,7 @@ def watchlist_events(con, tables: Tables, as_of: date) -> list[Row]:
     return fetch(
         con,
         f"""
-        with {_ai_items_cte(tables, "event_comment")}
+        with {_ai_items_cte(con, tables, "event_comment")}
         select {_EVENT_COLUMNS}
         from {con.schemas.marts}.dmf_events as events
         left join ai_items
@@ -236,7 +235,7 @@ def field_changes(con, tables: Tables, as_of: date) -> list[Row]:
     return fetch(
         con,
         f"""
-        with {_ai_items_cte(tables, "event_comment")}
+        with {_ai_items_cte(con, tables, "event_comment")}
         select
             changes.dmf_key,
             changes.permit_no,
@@ -316,7 +315,7 @@ def ai_run(con, tables: Tables, as_of: date, kind: str) -> Row | None:
         f"""
         select run_id, status, skip_reason, headline, summary_md, risk_note, commentary, model,
                created_at
-        from {ENRICHMENT}.enrichment_run
+        from {con.schemas.enrichment}.enrichment_run
         where as_of_date = ? and kind = ?
         order by created_at desc, run_id desc
         limit 1
@@ -329,7 +328,8 @@ def ai_run(con, tables: Tables, as_of: date, kind: str) -> Row | None:
 # a failed or refused step: a re-run retries a failed step, and when the retry fails the same way
 # the report must not change (docs/ai-layer.md, "Re-runs"). Every attempt stays in
 # enrichment.agy_calls and in the run's log under state/agy_runs/.
-_ANSWERED_RUNS = f"run_id in (select run_id from {ENRICHMENT}.enrichment_run where status = 'OK')"
+def _answered_runs(con: Connection) -> str:
+    return f"run_id in (select run_id from {con.schemas.enrichment}.enrichment_run where status = 'OK')"
 
 
 def ai_calls(con, tables: Tables, first_day: date, last_day: date) -> list[Row]:
@@ -341,8 +341,8 @@ def ai_calls(con, tables: Tables, first_day: date, last_day: date) -> list[Row]:
         select as_of_date, call_id, run_id, started_at, duration_s, status, error_kind, model,
                effort, transport, turns, input_tokens, output_tokens, cached_tokens,
                thinking_tokens, total_tokens, schema_valid
-        from {ENRICHMENT}.agy_calls
-        where as_of_date between ? and ? and {_ANSWERED_RUNS}
+        from {con.schemas.enrichment}.agy_calls
+        where as_of_date between ? and ? and {_answered_runs(con)}
         order by as_of_date, started_at, call_id
     """,
         [first_day, last_day],
@@ -374,8 +374,8 @@ def ai_call_totals(con, tables: Tables, first_day: date, last_day: date) -> Row:
             coalesce(sum(thinking_tokens), 0) as thinking_tokens,
             coalesce(sum(total_tokens), 0) as total_tokens,
             coalesce(sum(duration_s), 0) as duration_s
-        from {ENRICHMENT}.agy_calls
-        where as_of_date between ? and ? and {_ANSWERED_RUNS}
+        from {con.schemas.enrichment}.agy_calls
+        where as_of_date between ? and ? and {_answered_runs(con)}
     """,
         [first_day, last_day],
     )
@@ -383,11 +383,9 @@ def ai_call_totals(con, tables: Tables, first_day: date, last_day: date) -> Row:
 
 # --- delivery (the notify schema, written only by dmf_watch/notify/; may not exist) -----------------------
 
-NOTIFY = "notify"
-
 
 def _notify_ready(con) -> bool:
-    return table_exists(con, NOTIFY, "alerts", "deliveries")
+    return table_exists(con, con.schemas.notify, "alerts", "deliveries")
 
 
 def notify_alerts(con, first_day: date, last_day: date) -> list[Row]:
@@ -397,7 +395,7 @@ def notify_alerts(con, first_day: date, last_day: date) -> list[Row]:
         con,
         f"""
         select as_of_date, raised_at, level, kind, title
-        from {NOTIFY}.alerts
+        from {con.schemas.notify}.alerts
         where as_of_date between ? and ?
         order by as_of_date desc, raised_at desc, alert_id
     """,
@@ -414,7 +412,7 @@ def notify_deliveries(con, first_day: date, last_day: date) -> list[Row]:
         f"""
         select as_of_date, delivered_at, level, message_kind, coalesce(alert_kind, message_key) as what,
                destination, service, outcome, attempts, error
-        from {NOTIFY}.deliveries
+        from {con.schemas.notify}.deliveries
         where as_of_date between ? and ?
         order by as_of_date desc, delivered_at desc, delivery_id
     """,
@@ -422,8 +420,9 @@ def notify_deliveries(con, first_day: date, last_day: date) -> list[Row]:
     )
 
 
-_PENDING_AS_OF = f"""
-    from {ENRICHMENT}.proposals
+def _pending_as_of(con: Connection) -> str:
+    return f"""
+    from {con.schemas.enrichment}.proposals
     where as_of_date <= ?
       and (status = 'PENDING' or (decided_at is not null and cast(decided_at as date) > ?))
 """
@@ -441,7 +440,7 @@ def pending_proposals(con, tables: Tables, as_of: date) -> list[Row]:
             salt_form, confidence, reason,
             cast(? as date) - as_of_date as age_days,
             cast(? as date) - as_of_date > 7 as overdue
-        {_PENDING_AS_OF}
+        {_pending_as_of(con)}
         order by as_of_date, proposal_id
     """,
         [as_of, as_of, as_of, as_of],
@@ -456,7 +455,7 @@ def pending_proposal_counts(con, tables: Tables, as_of: date) -> Row:
         f"""
         select count(*) as pending,
                count(case when cast(? as date) - as_of_date > 7 then 1 end) as overdue
-        {_PENDING_AS_OF}
+        {_pending_as_of(con)}
     """,
         [as_of, as_of, as_of],
     )
@@ -514,7 +513,7 @@ def weekly_events(
     return fetch(
         con,
         f"""
-        with {_ai_items_cte(tables, "event_comment")}
+        with {_ai_items_cte(con, tables, "event_comment")}
         select events.as_of_date, {_EVENT_COLUMNS}
         from {con.schemas.marts}.dmf_events as events
         left join ai_items

@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 import duckdb
 import pytest
 
+from dmf_watch.core import warehouse as boundary
 from dmf_watch.core.config import today_in_seoul
 from dmf_watch.enrich import enrichment_store as enrich_store
 from dmf_watch.enrich.anomaly import explain_anomaly
@@ -157,7 +158,7 @@ def test_a_monitor_anomaly_leaves_the_day_at_info(tmp_path, monkeypatch):
 def test_proposals_pending_seven_days_are_never_an_alert(tmp_path, monkeypatch):
     fake_env(monkeypatch, tmp_path)
     settings = warehouse(tmp_path, days=1)
-    with duckdb.connect(str(settings.duckdb_path)) as con:
+    with boundary.connect(settings) as con:  # the store names its schema from the connection
         enrich_store.ensure_schema(con)
         enrich_store.insert_proposals(
             con,

@@ -11,12 +11,14 @@ Per checkpoint it prints the build's wall time, the warehouse file size, and the
 wrote (dbt-duckdb reports no rows_affected for models, so: every row of each table model it
 rebuilt, the rows each incremental model gained, the seeds' rows); then the biggest tables at the last
 checkpoint (sizes estimated from DuckDB's storage_info: segment offsets in its 256 KiB blocks);
-last line: the last checkpoint's build time over day 2's. `--project DIR` runs the loader and
+last line: the last checkpoint's build time over day 2's. `--warehouse postgres` runs the same on
+the PostgreSQL server the libpq variables name, in schemas prefixed `bench_` (dropped first;
+sizes are pg_total_relation_size). `--project DIR` runs the loader and
 dbt of another checkout (e.g. `git archive` of an older commit) for a before/after;
 `--load-only` skips dbt to measure the raw layer's storage quickly. No asserts: figures.
 
 Run:  python benchmarks/bench_history.py [--days 365] [--checkpoints 2,30,90,180,365]
-          [--size 9200] [--project DIR] [--load-only] [--keep DIR]
+          [--size 9200] [--warehouse duckdb|postgres] [--project DIR] [--load-only] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--load-only", action="store_true", help="load only; print the storage at checkpoints")
     parser.add_argument("--keep", type=Path, default=None, help="keep the warehouse in this dir (default: a temp dir)")
     parser.add_argument("--top", type=int, default=12, help="tables listed at the last checkpoint")
+    parser.add_argument("--warehouse", choices=("duckdb", "postgres"), default="duckdb")
     return parser.parse_args()
 
 
@@ -100,6 +103,47 @@ def row_counts(duckdb_module: Any, path: Path) -> dict[str, int]:
             f"{schema}.{table}": con.execute(f'select count(*) from "{schema}"."{table}"').fetchone()[0]
             for schema, table in tables
         }
+
+
+PG_PREFIX = "bench"
+
+
+def pg_tables(warehouse: Any, settings: Any) -> list[tuple[str, str]]:
+    with warehouse.connect(settings, read_only=True) as con:
+        return con.execute(
+            "select table_schema, table_name from information_schema.tables "
+            "where table_schema like ? and table_type = 'BASE TABLE'",
+            [PG_PREFIX + "\\_%"],
+        ).fetchall()
+
+
+def pg_table_sizes(warehouse: Any, settings: Any) -> dict[str, float]:
+    """Bytes per table on the server, its indexes and TOAST included."""
+    with warehouse.connect(settings, read_only=True) as con:
+        return {
+            f"{schema}.{table}": float(
+                con.execute("select pg_total_relation_size(cast(? as regclass))", [f'"{schema}"."{table}"']).fetchone()[
+                    0
+                ]
+            )
+            for schema, table in pg_tables(warehouse, settings)
+        }
+
+
+def pg_row_counts(warehouse: Any, settings: Any) -> dict[str, int]:
+    with warehouse.connect(settings, read_only=True) as con:
+        return {
+            f"{schema}.{table}": con.execute(f'select count(*) from "{schema}"."{table}"').fetchone()[0]
+            for schema, table in pg_tables(warehouse, settings)
+        }
+
+
+def drop_pg_schemas(warehouse: Any, settings: Any) -> None:
+    with warehouse.connect(settings) as con:
+        for (name,) in con.execute(
+            "select schema_name from information_schema.schemata where schema_name like ?", [PG_PREFIX + "\\_%"]
+        ).fetchall():
+            con.execute(f'drop schema "{name}" cascade')
 
 
 def manifest_nodes(target: Path, build_module: Any, settings: Any) -> dict[str, Any]:
@@ -148,13 +192,22 @@ def main() -> None:
     SimulatorServer = importlib.import_module("dmf_watch.simulator.server").SimulatorServer
     import duckdb
 
+    on_server = args.warehouse == "postgres"
+    warehouse = importlib.import_module("dmf_watch.core.warehouse") if on_server else None
+
+    def counts(settings: Any) -> dict[str, int]:
+        return pg_row_counts(warehouse, settings) if on_server else row_counts(duckdb, settings.duckdb_path)
+
+    def sizes_of(settings: Any) -> dict[str, float]:
+        return pg_table_sizes(warehouse, settings) if on_server else table_sizes(duckdb, settings.duckdb_path)
+
     checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c.strip() and 0 < int(c) <= args.days})
     pre_builds = {c - 1 for c in checkpoints if c > 1} - set(checkpoints)
     registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
     loader = Path(importlib.import_module("dmf_watch.pipelines").__file__ or "").parent
     print(
-        f"project {project} (loader {loader}); {args.days} days of {args.size:,} records; checkpoints {checkpoints}"
-        + (" (load only)" if args.load_only else "")
+        f"project {project} (loader {loader}); {args.warehouse}; {args.days} days of {args.size:,} records; "
+        f"checkpoints {checkpoints}" + (" (load only)" if args.load_only else "")
     )
     print(f"{'day':>5} {'build s':>9} {'warehouse MiB':>14} {'rows written':>15} {'load s (day)':>13}")
     build_times: dict[int, float] = {}
@@ -168,6 +221,9 @@ def main() -> None:
             duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=root / "state"
         )
         settings = dataclasses.replace(settings, api_base_url=sim.base_url, project_dir=project)
+        if on_server:
+            settings = dataclasses.replace(settings, warehouse="postgres", schema_prefix=PG_PREFIX)
+            drop_pg_schemas(warehouse, settings)
         target = settings.state_dir / "dbt" / "target"
         nodes: dict[str, Any] = {}
         for day in range(1, args.days + 1):
@@ -183,18 +239,18 @@ def main() -> None:
                 continue
             seconds, rows = float("nan"), 0
             if not args.load_only:
-                before = row_counts(duckdb, settings.duckdb_path)
+                before = counts(settings)
                 started = time.monotonic()
                 built = build(settings)
                 seconds = time.monotonic() - started
                 build_times[day] = seconds
                 nodes = nodes or manifest_nodes(target, build_module, settings)
-                rows = rows_processed(target, nodes, before, row_counts(duckdb, settings.duckdb_path))
+                rows = rows_processed(target, nodes, before, counts(settings))
                 if not built.success:
                     print(f"day {day}: {built.summary()}")
-            size = settings.duckdb_path.stat().st_size / MIB
+            size = sum(sizes_of(settings).values()) / MIB if on_server else settings.duckdb_path.stat().st_size / MIB
             print(f"{day:>5} {seconds:>9.1f} {size:>14.1f} {rows:>15,} {load_s:>13.1f}", flush=True)
-        sizes = table_sizes(duckdb, settings.duckdb_path)
+        sizes = sizes_of(settings)
     print(f"\nbiggest tables at day {checkpoints[-1] if checkpoints else args.days} (MiB, estimated):")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1])[: args.top]:
         print(f"  {name:<48} {size / MIB:>8.1f}")

@@ -1,0 +1,50 @@
+{#- Aggregates DuckDB has and PostgreSQL spells differently. -#}
+
+{% macro arg_max(value, ordering) -%}
+    {#- value of the row with the largest ordering (rows with a null ordering ignored). -#}
+    {{ return(adapter.dispatch('arg_max', 'dmf_watch')(value, ordering)) }}
+{%- endmacro %}
+
+{% macro default__arg_max(value, ordering) -%}
+    max_by({{ value }}, {{ ordering }})
+{%- endmacro %}
+
+{% macro postgres__arg_max(value, ordering) -%}
+    (array_agg({{ value }} order by {{ ordering }} desc) filter (where {{ ordering }} is not null))[1]
+{%- endmacro %}
+
+
+{% macro median(value) -%}
+    {#- The median (interpolated, as a double) of a group. -#}
+    {{ return(adapter.dispatch('median', 'dmf_watch')(value)) }}
+{%- endmacro %}
+
+{% macro default__median(value) -%}
+    median({{ value }})
+{%- endmacro %}
+
+{% macro postgres__median(value) -%}
+    percentile_cont(0.5) within group (order by {{ value }})
+{%- endmacro %}
+
+
+{% macro trailing_days_median(value, relation, date_column, days) -%}
+    {#- The median of `value` over the rows of `relation` (the query's own, unaliased) dated from
+        `days` days before the row's date to the day before it. DuckDB computes it as a window;
+        PostgreSQL has no ordered-set aggregate over a window, so it reads the same rows in a
+        correlated subquery. -#}
+    {{ return(adapter.dispatch('trailing_days_median', 'dmf_watch')(value, relation, date_column, days)) }}
+{%- endmacro %}
+
+{% macro default__trailing_days_median(value, relation, date_column, days) -%}
+    median({{ value }}) over (order by {{ date_column }} range between interval {{ days }} days preceding and interval 1 day preceding)
+{%- endmacro %}
+
+{% macro postgres__trailing_days_median(value, relation, date_column, days) -%}
+    (
+        select percentile_cont(0.5) within group (order by {{ value }})
+        from {{ relation }} as trailing_rows
+        where trailing_rows.{{ date_column }} between {{ relation }}.{{ date_column }} - {{ days }}
+            and {{ relation }}.{{ date_column }} - 1
+    )
+{%- endmacro %}

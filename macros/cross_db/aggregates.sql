@@ -1,16 +1,22 @@
 {#- Aggregates DuckDB has and PostgreSQL spells differently. -#}
 
-{% macro arg_max(value, ordering) -%}
-    {#- value of the row with the largest ordering (rows with a null ordering ignored). -#}
-    {{ return(adapter.dispatch('arg_max', 'dmf_watch')(value, ordering)) }}
+{% macro arg_max(value, ordering, tie_break=none) -%}
+    {#- value of the row with the largest ordering (rows with a null ordering ignored); of rows
+        with the same ordering, the one first by `tie_break` (without it, any one of them). -#}
+    {{ return(adapter.dispatch('arg_max', 'dmf_watch')(value, ordering, tie_break)) }}
 {%- endmacro %}
 
-{% macro default__arg_max(value, ordering) -%}
+{% macro default__arg_max(value, ordering, tie_break=none) -%}
+    {%- if tie_break is none -%}
     max_by({{ value }}, {{ ordering }})
+    {%- else -%}
+    (list({{ value }} order by {{ ordering }} desc, {{ tie_break }}) filter (where {{ ordering }} is not null))[1]
+    {%- endif -%}
 {%- endmacro %}
 
-{% macro postgres__arg_max(value, ordering) -%}
-    (array_agg({{ value }} order by {{ ordering }} desc) filter (where {{ ordering }} is not null))[1]
+{% macro postgres__arg_max(value, ordering, tie_break=none) -%}
+    (array_agg({{ value }} order by {{ ordering }} desc{{ ', ' ~ tie_break if tie_break is not none }})
+        filter (where {{ ordering }} is not null))[1]
 {%- endmacro %}
 
 

@@ -27,11 +27,14 @@ catalog as (
 
 fill_rates as (
 
-    {#- Each field's fill rate (non-null share, in percent) today and on the previous load. -#}
+    {#- Each field's fill rate (non-null share, in percent) today and on the previous load, and
+        the field's place in registration_fields(): of fields that dropped equally, the first
+        is named (the order DuckDB's max_by met them in; it promises none). -#}
     {%- for field in registration_fields() %}
     select
         load_id,
         '{{ field }}' as field_name,
+        {{ loop.index }} as field_order,
         100 - {{ field }}_null_pct as fill_pct,
         100 - previous_{{ field }}_null_pct as previous_fill_pct
     from metrics
@@ -46,9 +49,10 @@ fill_drops as (
 
     select
         load_id,
-        {{ arg_max('field_name', 'previous_fill_pct - fill_pct') }} as worst_field,
-        {{ arg_max('fill_pct', 'previous_fill_pct - fill_pct') }} as worst_fill_pct,
-        {{ arg_max('previous_fill_pct', 'previous_fill_pct - fill_pct') }} as worst_previous_fill_pct,
+        {{ arg_max('field_name', 'previous_fill_pct - fill_pct', 'field_order') }} as worst_field,
+        {{ arg_max('fill_pct', 'previous_fill_pct - fill_pct', 'field_order') }} as worst_fill_pct,
+        {{ arg_max('previous_fill_pct', 'previous_fill_pct - fill_pct', 'field_order') }}
+            as worst_previous_fill_pct,
         max(previous_fill_pct - fill_pct) as worst_drop_points,
         string_agg(
             case

@@ -54,3 +54,19 @@
             and {{ relation }}.{{ date_column }} - 1
     )
 {%- endmacro %}
+
+
+{% macro any_equal_value(value) -%}
+    {#- Aggregate - a non-null value of the group, for a group whose values are all equal. DuckDB's
+        any_value (dbt.any_value renders DuckDB's arbitrary(), which may return a null), and
+        PostgreSQL's min (15 has no any_value). -#}
+    {{ return(adapter.dispatch('any_equal_value', 'dmf_watch')(value)) }}
+{%- endmacro %}
+
+{% macro default__any_equal_value(value) -%}
+    any_value({{ value }})
+{%- endmacro %}
+
+{% macro postgres__any_equal_value(value) -%}
+    min({{ value }})
+{%- endmacro %}

@@ -110,12 +110,12 @@
         from {{ signals }}
         where is_gate and fired and not accepted_by_person
             and load_id not in (select load_id from {{ raw_schema() }}.rejected_load_signals)
-        order by as_of_date, load_id
+        order by as_of_date, {{ bytewise('load_id') }}
         limit 1
     {%- endset -%}
     {%- set found = run_query(earliest) -%}
     {%- if found.rows | length == 0 -%}
-        {%- do adapter.commit() -%}
+        {%- do commit_hook_queries() -%}
         {%- do log('gate rejections: no new fired load to record', info=true) -%}
         {{ return(none) }}
     {%- endif -%}
@@ -129,7 +129,7 @@
         where load_id = ({{ earliest }})
     {%- endset -%}
     {%- do run_query(insert) -%}
-    {%- do adapter.commit() -%}
+    {%- do commit_hook_queries() -%}
     {%- do log('gate rejections: recorded load ' ~ load_id ~ ' as rejected (from ' ~ signals ~ '); '
         ~ 'the marts show it rejected, and every later build compares with the last accepted load', info=true) -%}
 {%- endmacro %}

@@ -17,14 +17,6 @@
 
 
 {% macro name_similarity(left, right) -%}
-    {{ return(adapter.dispatch('name_similarity', 'dmf_watch')(left, right)) }}
-{%- endmacro %}
-
-{% macro default__name_similarity(left, right) -%}
-    {#- PostgreSQL with pg_trgm. -#}
-    similarity({{ left }}, {{ right }})
-{%- endmacro %}
-
-{% macro duckdb__name_similarity(left, right) -%}
-    jaro_winkler_similarity({{ left }}, {{ right }})
+    {#- How alike two base names are, to rank candidates: Jaro-Winkler on every engine. -#}
+    {{ jaro_winkler(left, right) }}
 {%- endmacro %}

@@ -26,7 +26,7 @@
         ~ "' and table_schema = '" ~ raw.schema ~ "'") -%}
     {#- on-run-* hooks run outside a transaction (dbt clears it first); the query opened one, so it
         is closed here, or the hooks after this one would run inside it and never be committed. -#}
-    {%- do adapter.commit() -%}
+    {%- do commit_hook_queries() -%}
     {%- set present = found.columns[0].values() -%}
     {%- set missing = [] -%}
     {%- for source_node in wanted if source_node.identifier not in present -%}
@@ -37,7 +37,7 @@
     {%- endif -%}
     {%- do drop_empty_project_schemas() -%}
     {{ exceptions.raise_compiler_error(
-        'the warehouse ' ~ target.path ~ ' holds no load yet (' ~ missing | sort | join(', ')
+        'the warehouse ' ~ (target.get('path') or target.get('dbname', '') ~ ' on ' ~ target.get('host', '')) ~ ' holds no load yet (' ~ missing | sort | join(', ')
         ~ ' missing): load first with `dmf run` (or `dmf load`), or try `dmf demo`; '
         ~ '`dbt build` rebuilds from loads already stored.') }}
 {%- endmacro %}
@@ -58,8 +58,8 @@
             "select count(*) from information_schema.tables where table_catalog = '" ~ database
             ~ "' and table_schema = '" ~ schema ~ "'") -%}
         {%- if held.rows[0][0] == 0 -%}
-            {%- do run_query('drop schema if exists ' ~ adapter.quote(database) ~ '.' ~ adapter.quote(schema)) -%}
+            {%- do drop_empty_schema(database, schema) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- do adapter.commit() -%}
+    {%- do commit_hook_queries() -%}
 {%- endmacro %}

@@ -27,36 +27,36 @@
     case
         when {{ column }} is null then 'missing'
         {%- for name, pattern in p.items() %}
-        when regexp_matches({{ column }}, '{{ pattern }}') then '{{ name }}'
+        when {{ regex_matches(column, pattern) }} then '{{ name }}'
         {%- endfor %}
         else 'unparsed'
     end as permit_parse_status,
     case
-        when regexp_matches({{ column }}, '{{ p.five_part }}') then regexp_extract({{ column }}, '{{ p.five_part }}', 1)
-        when regexp_matches({{ column }}, '{{ p.four_part }}') then regexp_extract({{ column }}, '{{ p.four_part }}', 1)
-        when regexp_matches({{ column }}, '{{ p.empty_segments }}') then regexp_extract({{ column }}, '{{ p.empty_segments }}', 1)
+        when {{ regex_matches(column, p.five_part) }} then {{ regex_extract(column, p.five_part, 1) }}
+        when {{ regex_matches(column, p.four_part) }} then {{ regex_extract(column, p.four_part, 1) }}
+        when {{ regex_matches(column, p.empty_segments) }} then {{ regex_extract(column, p.empty_segments, 1) }}
     end as permit_date_prefix,
     case
-        when regexp_matches({{ column }}, '{{ p.five_part }}') then regexp_extract({{ column }}, '{{ p.five_part }}', 2)
-        when regexp_matches({{ column }}, '{{ p.four_part }}') then regexp_extract({{ column }}, '{{ p.four_part }}', 2)
-        when regexp_matches({{ column }}, '{{ p.su_nd }}') then '수' || regexp_extract({{ column }}, '{{ p.su_nd }}', 1)
-        when regexp_matches({{ column }}, '{{ p.nd }}') then regexp_extract({{ column }}, '{{ p.nd }}', 1)
+        when {{ regex_matches(column, p.five_part) }} then {{ regex_extract(column, p.five_part, 2) }}
+        when {{ regex_matches(column, p.four_part) }} then {{ regex_extract(column, p.four_part, 2) }}
+        when {{ regex_matches(column, p.su_nd) }} then '수' || {{ regex_extract(column, p.su_nd, 1) }}
+        when {{ regex_matches(column, p.nd) }} then {{ regex_extract(column, p.nd, 1) }}
     end as permit_group,
     case
-        when regexp_matches({{ column }}, '{{ p.five_part }}') then regexp_extract({{ column }}, '{{ p.five_part }}', 3)
-        when regexp_matches({{ column }}, '{{ p.four_part }}') then regexp_extract({{ column }}, '{{ p.four_part }}', 3)
-        when regexp_matches({{ column }}, '{{ p.su_nd }}') or regexp_matches({{ column }}, '{{ p.nd }}') then 'ND'
+        when {{ regex_matches(column, p.five_part) }} then {{ regex_extract(column, p.five_part, 3) }}
+        when {{ regex_matches(column, p.four_part) }} then {{ regex_extract(column, p.four_part, 3) }}
+        when {{ regex_matches(column, p.su_nd) }} or {{ regex_matches(column, p.nd) }} then 'ND'
     end as permit_class,
     case
-        when regexp_matches({{ column }}, '{{ p.five_part }}') then regexp_extract({{ column }}, '{{ p.five_part }}', 4)
-        when regexp_matches({{ column }}, '{{ p.four_part }}') then regexp_extract({{ column }}, '{{ p.four_part }}', 4)
-        when regexp_matches({{ column }}, '{{ p.su_nd }}') then regexp_extract({{ column }}, '{{ p.su_nd }}', 2)
-        when regexp_matches({{ column }}, '{{ p.nd }}') then regexp_extract({{ column }}, '{{ p.nd }}', 2)
-        when regexp_matches({{ column }}, '{{ p.empty_segments }}') then regexp_extract({{ column }}, '{{ p.empty_segments }}', 2)
+        when {{ regex_matches(column, p.five_part) }} then {{ regex_extract(column, p.five_part, 4) }}
+        when {{ regex_matches(column, p.four_part) }} then {{ regex_extract(column, p.four_part, 4) }}
+        when {{ regex_matches(column, p.su_nd) }} then {{ regex_extract(column, p.su_nd, 2) }}
+        when {{ regex_matches(column, p.nd) }} then {{ regex_extract(column, p.nd, 2) }}
+        when {{ regex_matches(column, p.empty_segments) }} then {{ regex_extract(column, p.empty_segments, 2) }}
     end as permit_sequence,
     case
-        when regexp_matches({{ column }}, '{{ p.five_part }}') then regexp_extract({{ column }}, '{{ p.five_part }}', 5)
-        when regexp_matches({{ column }}, '{{ p.empty_segments }}') then regexp_extract({{ column }}, '{{ p.empty_segments }}', 3)
+        when {{ regex_matches(column, p.five_part) }} then {{ regex_extract(column, p.five_part, 5) }}
+        when {{ regex_matches(column, p.empty_segments) }} then {{ regex_extract(column, p.empty_segments, 3) }}
     end as permit_subsequence,
-    nullif(regexp_extract({{ column }}, '{{ permit_no_suffix_pattern() }}$', 0), '') as permit_derivation
+    nullif({{ regex_extract(column, permit_no_suffix_pattern() ~ '$', 0) }}, '') as permit_derivation
 {%- endmacro %}

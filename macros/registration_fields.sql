@@ -20,31 +20,30 @@
         countries (displayed as a sorted ", "-joined list) never hold a comma and always split.
         Empty pieces (trailing commas) are dropped. "Co.,Ltd." still splits here:
         list_piece_is_suffix glues it back. -#}
-    list_filter(
-        list_transform(
-            string_split(
-                case
-                    when {{ field_name }} = 'countries' then {{ value }}
-                    else replace({{ value }}, ', ', chr(31))
-                end,
-                ','
-            ),
-            lambda piece: replace(trim(piece), chr(31), ', ')
-        ),
-        lambda piece: piece <> ''
-    )
+    {%- set split_value -%}
+        case
+            when {{ field_name }} = 'countries' then {{ value }}
+            else replace({{ value }}, ', ', chr(31))
+        end
+    {%- endset -%}
+    {{ list_transform_filter(
+        split_to_list(split_value, "','"),
+        'piece',
+        "replace(" ~ trim_spaces('piece') ~ ", chr(31), ', ')",
+        "piece <> ''"
+    ) }}
 {%- endmacro %}
 
 
 {% macro list_piece_is_suffix(piece) -%}
     {#- A piece that continues the previous entry: a company's legal form written after a comma
         without a space ("Livzon ... Co.,Ltd."). -#}
+    {%- set legal_form -%}
+        ^(ltd|limited|inc|llc|co|corp|corporation|plc|pvt|pte|gmbh|ag|kg|kft|s\.?\s?a|s\.?p\.?a|s\.?\s?l|s\.?r\.?l|s\.?r\.?o|b\.?v|n\.?v)\b
+    {%- endset %}
     (
         length({{ piece }}) <= 20
-        and regexp_matches(
-            {{ piece }},
-            '^(?i)(ltd|limited|inc|llc|co|corp|corporation|plc|pvt|pte|gmbh|ag|kg|kft|s\.?\s?a|s\.?p\.?a|s\.?\s?l|s\.?r\.?l|s\.?r\.?o|b\.?v|n\.?v)\b'
-        )
+        and {{ regex_matches(piece, regex_case_insensitive_prefix(legal_form)) }}
     )
 {%- endmacro %}
 

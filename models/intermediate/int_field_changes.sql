@@ -49,8 +49,7 @@ pairs as (
         current_record.load_id,
         current_record.load_seq,
         current_record.as_of_date,
-        current_record.dmf_key,
-        current_record.permit_no as permit_no_after
+        current_record.dmf_key
         {%- for field in registration_fields() %},
         previous_record.{{ field }} as {{ field }}_before,
         current_record.{{ field }} as {{ field }}_after,
@@ -140,7 +139,7 @@ entries as (
         entry_position,
         string_agg(piece, ',' order by piece_position) as entry
     from pieces_numbered
-    group by all
+    group by load_id, dmf_key, field_name, side, entry_position
 
 ),
 
@@ -176,10 +175,10 @@ entry_diffs as (
         load_id,
         dmf_key,
         field_name,
-        list(entry order by entry_position) filter (where side = 'before') as removed_entries,
-        list(entry order by entry_position) filter (where side = 'after') as added_entries
+        array_agg(entry order by entry_position) filter (where side = 'before') as removed_entries,
+        array_agg(entry order by entry_position) filter (where side = 'after') as added_entries
     from unmatched_entries
-    group by all
+    group by load_id, dmf_key, field_name
 
 ),
 
@@ -205,10 +204,10 @@ classified as (
             when unpivoted.field_name = 'permit_no' then 'renumbered'
             when unpivoted.field_name not in ({{ "'" ~ list_fields() | join("', '") ~ "'" }})
                 then 'modified'
-            when len(coalesce(removed_entries, [])) > 0 and len(coalesce(added_entries, [])) > 0
+            when removed_entries is not null and added_entries is not null
                 then 'replaced'
-            when len(coalesce(removed_entries, [])) > 0 then 'removed'
-            when len(coalesce(added_entries, [])) > 0 then 'added'
+            when removed_entries is not null then 'removed'
+            when added_entries is not null then 'added'
             else 'reordered'
         end as change_detail,
         entry_diffs.removed_entries,

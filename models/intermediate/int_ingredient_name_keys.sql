@@ -4,8 +4,7 @@
     ingredient_name_key: its Hangul base (salt, hydrate and form words removed from the end
     repeatedly and from the start once), the salt word ids it carries, its romanization and its
     skeleton (Hangul syllable arithmetic: a syllable is 0xAC00 + (lead * 21 + vowel) * 28 + tail;
-    seed hangul_jamo_romanization maps each jamo). DuckDB only (lists, unicode()). -#}
-{{ duckdb_only('int_ingredient_name_keys') }}
+    seed hangul_jamo_romanization maps each jamo). -#}
 
 with
 
@@ -78,14 +77,14 @@ salts as (
 
     select
         based.ingredient_name_key,
-        list_sort(list_distinct(list(words.word_id))) as name_salts
+        {{ sorted_distinct_list_agg('words.word_id') }} as name_salts
 
     from based
     inner join words
         on words.word_kind = 'salt'
         and (
-            (words.position = 'suffix' and contains(based.suffix_part, words.word_key))
-            or (words.position = 'prefix' and contains(based.prefix_part, words.word_key))
+            (words.position = 'suffix' and {{ text_contains('based.suffix_part', 'words.word_key') }})
+            or (words.position = 'prefix' and {{ text_contains('based.prefix_part', 'words.word_key') }})
         )
     group by based.ingredient_name_key
 
@@ -97,10 +96,10 @@ characters as (
         ingredient_name_key,
         pos,
         substr(base_key, pos, 1) as ch,
-        unicode(substr(base_key, pos, 1)) - 44032 as syllable
+        {{ code_point('substr(base_key, pos, 1)') }} - 44032 as syllable
 
     from (
-        select ingredient_name_key, base_key, unnest(generate_series(1, length(base_key))) as pos
+        select ingredient_name_key, base_key, {{ series_rows('1', 'length(base_key)') }} as pos
         from based
     ) as positions
 
@@ -147,7 +146,7 @@ romanized as (
 select
     based.ingredient_name_key,
     based.base_key,
-    coalesce(salts.name_salts, []) as name_salts,
+    coalesce(salts.name_salts, {{ empty_list('varchar') }}) as name_salts,
     romanized.name_latin,
     {{ latin_skeleton('romanized.skeleton_source') }} as name_skeleton
 

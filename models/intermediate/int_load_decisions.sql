@@ -15,7 +15,7 @@ ranked as (
     select
         *,
         row_number() over (
-            partition by load_id order by decision_seq desc nulls last, decided_at desc, decision asc
+            partition by load_id order by decision_seq desc nulls last, decided_at desc, {{ bytewise('decision') }} asc
         ) as decision_rank
 
     from decisions

@@ -32,7 +32,8 @@ top_applicants as (
 
     select
         load_id,
-        to_json(list(json_array(applicant, events) order by events desc, applicant asc)[1:5]) as top_applicants
+        {{ json_top_pairs('applicant', 'events', 'events desc, ' ~ bytewise('applicant') ~ ' asc', 5) }}
+            as top_applicants
     from by_applicant
     group by 1
 
@@ -42,7 +43,9 @@ top_groups as (
 
     select
         load_id,
-        to_json(list(json_array(registration_group, events) order by events desc, registration_group asc)[1:5])
+        {{ json_top_pairs(
+            'registration_group', 'events', 'events desc, ' ~ bytewise('registration_group') ~ ' asc', 5
+        ) }}
             as top_groups
     from by_group
     group by 1
@@ -53,12 +56,12 @@ date_spread as (
 
     select
         load_id,
-        json_object(
-            'earliest', cast(min(permit_date) as varchar),
-            'latest', cast(max(permit_date) as varchar),
-            'distinct_dates', count(distinct permit_date),
-            'undated', count(*) - count(permit_date)
-        ) as date_spread
+        {{ json_object_of([
+            ('earliest', 'cast(min(permit_date) as varchar)', 'value'),
+            ('latest', 'cast(max(permit_date) as varchar)', 'value'),
+            ('distinct_dates', 'count(distinct permit_date)', 'value'),
+            ('undated', 'count(*) - count(permit_date)', 'value'),
+        ]) }} as date_spread
     from events
     group by 1
 
@@ -68,11 +71,11 @@ context as (
 
     select
         loads.load_id,
-        json_object(
-            'top_applicants', coalesce(top_applicants.top_applicants, cast('[]' as json)),
-            'top_groups', coalesce(top_groups.top_groups, cast('[]' as json)),
-            'date_spread', coalesce(date_spread.date_spread, cast('{}' as json))
-        ) as context
+        {{ json_object_of([
+            ('top_applicants', "coalesce(top_applicants.top_applicants, cast('[]' as json))", 'json'),
+            ('top_groups', "coalesce(top_groups.top_groups, cast('[]' as json))", 'json'),
+            ('date_spread', "coalesce(date_spread.date_spread, cast('{}' as json))", 'json'),
+        ]) }} as context
 
     from {{ ref('int_loads_sequenced') }} as loads
     left join top_applicants on loads.load_id = top_applicants.load_id

@@ -30,7 +30,8 @@ item_quality as (
         load_id,
         count(*) as record_count,
         {%- for field in registration_fields() %}
-        100.0 * count(*) filter (where {{ field }} is null) / nullif(count(*), 0) as {{ field }}_null_pct,
+        {{ divide('100.0 * count(*) filter (where ' ~ field ~ ' is null)', 'nullif(count(*), 0)') }}
+            as {{ field }}_null_pct,
         {%- endfor %}
         count(*) filter (where permit_parse_status = 'unparsed') as permit_parse_failures,
         count(*) filter (where permit_date is not null and permit_date_parsed is null) as permit_date_failures

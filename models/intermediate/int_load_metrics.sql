@@ -119,8 +119,8 @@ combined as (
 
 ),
 
-{%- set trailing = "order by as_of_date range between interval " ~ var('history_window_days')
-    ~ " days preceding and interval 1 day preceding" %}
+{%- set trailing = "order by as_of_date range between " ~ interval_days(var('history_window_days'))
+    ~ " preceding and " ~ interval_days(1) ~ " preceding" %}
 
 with_history as (
 
@@ -133,9 +133,13 @@ with_history as (
         lag({{ field }}_null_pct) over (order by load_seq) as previous_{{ field }}_null_pct,
         {%- endfor %}
         count(case when not is_baseline then 1 end) over ({{ trailing }}) as history_loads,
-        median(case when not is_baseline then event_count end) over ({{ trailing }}) as event_count_median,
+        {{ trailing_days_median(
+            'case when not is_baseline then event_count end', 'combined', 'as_of_date', var('history_window_days')
+        ) }}
+            as event_count_median,
         max(case when not is_baseline then withdrawn_count end) over ({{ trailing }}) as withdrawn_count_max,
-        median(duration_s) over ({{ trailing }}) as duration_median
+        {{ trailing_days_median('duration_s', 'combined', 'as_of_date', var('history_window_days')) }}
+            as duration_median
 
     from combined
 

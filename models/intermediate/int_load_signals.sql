@@ -27,11 +27,14 @@ catalog as (
 
 fill_rates as (
 
-    {#- Each field's fill rate (non-null share, in percent) today and on the previous load. -#}
+    {#- Each field's fill rate (non-null share, in percent) today and on the previous load, and
+        the field's place in registration_fields(): of fields that dropped equally, the first
+        is named (the order DuckDB's max_by met them in; it promises none). -#}
     {%- for field in registration_fields() %}
     select
         load_id,
         '{{ field }}' as field_name,
+        {{ loop.index }} as field_order,
         100 - {{ field }}_null_pct as fill_pct,
         100 - previous_{{ field }}_null_pct as previous_fill_pct
     from metrics
@@ -46,17 +49,18 @@ fill_drops as (
 
     select
         load_id,
-        max_by(field_name, previous_fill_pct - fill_pct) as worst_field,
-        max_by(fill_pct, previous_fill_pct - fill_pct) as worst_fill_pct,
-        max_by(previous_fill_pct, previous_fill_pct - fill_pct) as worst_previous_fill_pct,
+        {{ arg_max('field_name', 'previous_fill_pct - fill_pct', 'field_order') }} as worst_field,
+        {{ arg_max('fill_pct', 'previous_fill_pct - fill_pct', 'field_order') }} as worst_fill_pct,
+        {{ arg_max('previous_fill_pct', 'previous_fill_pct - fill_pct', 'field_order') }}
+            as worst_previous_fill_pct,
         max(previous_fill_pct - fill_pct) as worst_drop_points,
         string_agg(
             case
                 when previous_fill_pct - fill_pct > {{ var('field_fill_collapse_points') }}
-                    then field_name || ' ' || cast(round(previous_fill_pct, 1) as varchar) || '% → '
-                        || cast(round(fill_pct, 1) as varchar) || '%'
+                    then field_name || ' ' || {{ double_text(round_double('previous_fill_pct', 1)) }} || '% → '
+                        || {{ double_text(round_double('fill_pct', 1)) }} || '%'
             end,
-            ', ' order by field_name
+            ', ' order by {{ bytewise('field_name') }}
         ) as collapsed_fields
 
     from fill_rates
@@ -80,13 +84,13 @@ field_change_peaks as (
         counts.load_id,
         max(counts.changed_records) as worst_changed_records,
         -- ties broken by name: the text must be the same on every build (incremental = full)
-        min(counts.field_name) filter (where counts.changed_records = counts.peak) as worst_field,
+        min({{ bytewise('counts.field_name') }}) filter (where counts.changed_records = counts.peak) as worst_field,
         string_agg(
             case
                 when counts.changed_records > {{ field_change_limit('metrics.previous_record_count') }}
                     then counts.field_name || ' ' || counts.changed_records || '건'
             end,
-            ', ' order by counts.field_name
+            ', ' order by {{ bytewise('counts.field_name') }}
         ) as surged_fields
 
     from (
@@ -106,7 +110,10 @@ undecodable_records as (
     select
         load_items.load_id,
         count(*) as records,
-        string_agg(distinct versions.undecodable_fields, ', ' order by versions.undecodable_fields) as field_names
+        string_agg(
+            distinct {{ bytewise('versions.undecodable_fields') }}, ', '
+            order by {{ bytewise('versions.undecodable_fields') }}
+        ) as field_names
 
     from {{ ref('stg_mfds__load_items') }} as load_items
     inner join {{ ref('stg_mfds__item_versions') }} as versions
@@ -123,8 +130,8 @@ observations as (
     -- reads as one column
     select
         load_id, as_of_date, 'total_count_drop' as signal_id,
-        cast(total_count as double) as observed,
-        cast(previous_total_count as double) as baseline,
+        cast(total_count as {{ type_double() }}) as observed,
+        cast(previous_total_count as {{ type_double() }}) as baseline,
         (
             previous_total_count is not null
             and total_count < {{ var('total_count_drop_ratio') }} * previous_total_count
@@ -139,7 +146,7 @@ observations as (
 
     select
         load_id, as_of_date, 'zero_records',
-        cast(record_count as double), null,
+        cast(record_count as {{ type_double() }}), null,
         coalesce(record_count, 0) = 0,
         '적재에는 기록이 있어야 함'
     from metrics
@@ -148,7 +155,7 @@ observations as (
 
     select
         load_id, as_of_date, 'all_changed',
-        round(changed_count / nullif(previous_record_count, 0), 4),
+        {{ round_double(divide('changed_count', 'nullif(previous_record_count, 0)'), 4) }},
         {{ var('all_changed_ratio') }},
         (
             previous_record_count is not null
@@ -164,7 +171,7 @@ observations as (
 
     select
         load_id, as_of_date, 'withdrawn_share',
-        round(withdrawn_count / nullif(previous_record_count, 0), 4),
+        {{ round_double(divide('withdrawn_count', 'nullif(previous_record_count, 0)'), 4) }},
         {{ var('withdrawn_share_ratio') }},
         (
             previous_record_count is not null
@@ -181,7 +188,7 @@ observations as (
 
     select
         load_id, as_of_date, 'identity_churn',
-        round(identity_churn_pairs / nullif(previous_record_count, 0), 4),
+        {{ round_double(divide('identity_churn_pairs', 'nullif(previous_record_count, 0)'), 4) }},
         {{ var('identity_churn_ratio') }},
         (
             previous_record_count is not null
@@ -198,8 +205,8 @@ observations as (
 
     select
         metrics.load_id, metrics.as_of_date, 'field_fill_collapse',
-        round(fill_drops.worst_fill_pct, 2),
-        round(fill_drops.worst_previous_fill_pct, 2),
+        {{ round_double('fill_drops.worst_fill_pct', 2) }},
+        {{ round_double('fill_drops.worst_previous_fill_pct', 2) }},
         coalesce(fill_drops.worst_drop_points > {{ var('field_fill_collapse_points') }}, false),
         (
             coalesce(fill_drops.worst_field, '-') || ' 항목의 채움률(값이 있는 비율)이 마지막 반영 적재보다 '
@@ -213,7 +220,7 @@ observations as (
 
     select
         metrics.load_id, metrics.as_of_date, 'field_change_surge',
-        cast(coalesce(peaks.worst_changed_records, 0) as double),
+        cast(coalesce(peaks.worst_changed_records, 0) as {{ type_double() }}),
         {{ field_change_limit('metrics.previous_record_count') }},
         peaks.surged_fields is not null,
         (
@@ -229,7 +236,7 @@ observations as (
 
     select
         load_id, as_of_date, 'total_count_spike',
-        cast(total_count as double), cast(previous_total_count as double),
+        cast(total_count as {{ type_double() }}), cast(previous_total_count as {{ type_double() }}),
         (
             previous_total_count is not null
             and total_count > {{ var('total_count_spike_ratio') }} * previous_total_count
@@ -241,14 +248,14 @@ observations as (
 
     select
         load_id, as_of_date, 'event_burst',
-        cast(event_count as double), event_count_median,
+        cast(event_count as {{ type_double() }}), event_count_median,
         (
             history_loads >= {{ min_history }}
             and event_count >= {{ var('event_burst_min') }}
             and event_count > {{ var('event_burst_factor') }} * event_count_median
         ),
         (
-            '최근 {{ var('history_window_days') }}일 중앙값 ' || coalesce(cast(event_count_median as varchar), '-')
+            '최근 {{ var('history_window_days') }}일 중앙값 ' || coalesce({{ double_text('event_count_median') }}, '-')
             || ' (적재 ' || history_loads || '회 기준)'
         )
     from metrics
@@ -257,7 +264,7 @@ observations as (
 
     select
         load_id, as_of_date, 'withdrawn_burst',
-        cast(withdrawn_count as double), cast(withdrawn_count_max as double),
+        cast(withdrawn_count as {{ type_double() }}), cast(withdrawn_count_max as {{ type_double() }}),
         history_loads >= {{ min_history }} and withdrawn_count > withdrawn_count_max,
         (
             '최근 {{ var('history_window_days') }}일 최댓값 ' || coalesce(cast(withdrawn_count_max as varchar), '-')
@@ -269,7 +276,8 @@ observations as (
 
     select
         load_id, as_of_date, 'duplicate_surge',
-        cast(duplicate_number_groups as double), cast(previous_duplicate_number_groups as double),
+        cast(duplicate_number_groups as {{ type_double() }}),
+        cast(previous_duplicate_number_groups as {{ type_double() }}),
         (
             previous_duplicate_number_groups is not null
             and duplicate_number_groups > 0
@@ -296,7 +304,7 @@ observations as (
         (
             '이전 적재 대비 빈 값 비율의 최대 증가(%p). 항목별 빈 값: '
             {%- for field in registration_fields() %}
-            || '{{ field }} ' || coalesce(cast(round({{ field }}_null_pct, 1) as varchar), '-') || '%'
+            || '{{ field }} ' || coalesce({{ double_text(round_double('' ~ field ~ '_null_pct', 1)) }}, '-') || '%'
             {{- " || ', '" if not loop.last }}
             {%- endfor %}
         )
@@ -306,7 +314,7 @@ observations as (
 
     select
         load_id, as_of_date, 'permit_parse_fail_surge',
-        round(permit_parse_failures / nullif(record_count, 0), 4),
+        {{ round_double(divide('permit_parse_failures', 'nullif(record_count, 0)'), 4) }},
         {{ var('permit_parse_fail_ratio') }},
         permit_parse_failures > {{ var('permit_parse_fail_ratio') }} * record_count,
         '알려진 형식이 아닌 등록번호 ' || permit_parse_failures || '건'
@@ -316,7 +324,7 @@ observations as (
 
     select
         load_id, as_of_date, 'date_format_drift',
-        cast(permit_date_failures as double), 0,
+        cast(permit_date_failures as {{ type_double() }}), 0,
         permit_date_failures > 0,
         '등록일자는 모두 YYYY-MM-DD 여야 함'
     from metrics
@@ -325,7 +333,7 @@ observations as (
 
     select
         metrics.load_id, metrics.as_of_date, 'undecodable_text',
-        cast(coalesce(undecodable_records.records, 0) as double), 0,
+        cast(coalesce(undecodable_records.records, 0) as {{ type_double() }}), 0,
         undecodable_records.records is not null,
         (
             'UTF-8 이 아닌 글자가 든 기록 수 (원시 적재에 받은 그대로 보관)'
@@ -345,7 +353,7 @@ observations as (
         ),
         (
             '최근 {{ var('history_window_days') }}일 수집 시간 중앙값 '
-            || coalesce(cast(round(duration_median, 1) as varchar), '-') || '초'
+            || coalesce({{ double_text(round_double('duration_median', 1)) }}, '-') || '초'
         )
     from metrics
 
@@ -353,7 +361,7 @@ observations as (
 
     select
         load_id, as_of_date, 'http_retry_surge',
-        cast(retries as double), {{ var('http_retry_max') }},
+        cast(retries as {{ type_double() }}), {{ var('http_retry_max') }},
         retries > {{ var('http_retry_max') }},
         '재시도 ' || {{ var('http_retry_max') }} || '회 이하가 정상'
     from metrics
@@ -362,7 +370,7 @@ observations as (
 
     select
         load_id, as_of_date, 'identity_ambiguous',
-        cast(ambiguous_records as double), 0,
+        cast(ambiguous_records as {{ type_double() }}), 0,
         ambiguous_records > 0,
         '대체 키가 겹쳐 어제 기록과 맞추지 않은 기록 수'
     from metrics
@@ -371,7 +379,7 @@ observations as (
 
     select
         load_id, as_of_date, 'identity_loose_key',
-        cast(loose_key_links as double), 0,
+        cast(loose_key_links as {{ type_double() }}), 0,
         loose_key_links > 0,
         '성분·사업자등록번호·등록일자만으로 전일 기록과 이은 기록 수'
     from metrics
@@ -384,8 +392,8 @@ windows as (
         load_id,
         coalesce(cast(previous_as_of_date as varchar), '-') || ' → ' || cast(as_of_date as varchar) as previous_window,
         (
-            cast(cast(as_of_date - interval {{ var('history_window_days') }} day as date) as varchar)
-            || ' ~ ' || cast(cast(as_of_date - interval 1 day as date) as varchar)
+            cast({{ days_before('as_of_date', var('history_window_days')) }} as varchar)
+            || ' ~ ' || cast({{ days_before('as_of_date', 1) }} as varchar)
         ) as trailing_window
 
     from metrics

@@ -110,7 +110,7 @@ changed_registrations as (
         current_record.record_id,
         'CHANGED' as event_type,
         cast(null as integer) as absent_days,
-        string_agg(field_changes.field_name, ',' order by field_changes.field_name) as changed_fields,
+        string_agg(field_changes.field_name, ',' order by {{ bytewise('field_changes.field_name') }}) as changed_fields,
         case
             when bool_and(field_changes.change_kind = 'cosmetic') then 'cosmetic'
             else 'substantive'

@@ -88,7 +88,7 @@ number_appearances as (
         permit_no_key as match_key,
         load_seq,
         count(*) as records,
-        min(record_id) as record_id
+        min({{ bytewise('record_id') }}) as record_id
 
     from {{ ref('int_registration_appearances') }}
     where permit_no_key in (select permit_no_key from number_keys)
@@ -157,7 +157,7 @@ fallback_appearances as (
         fallback_key as match_key,
         load_seq,
         count(*) as records,
-        min(record_id) as record_id
+        min({{ bytewise('record_id') }}) as record_id
 
     from fallback_records
     where record_id not in (select record_id from returned_by_number)

@@ -145,9 +145,9 @@ select
     max(as_of_date) as last_seen_as_of,
     coalesce(min(held_first_load_seq), min(load_seq)) as first_load_seq,
     max(load_seq) as last_load_seq,
-    any_value(row_hash) as row_hash
+    {{ any_equal_value('row_hash') }} as row_hash
     {%- for field in registration_fields() %},
-    any_value({{ field }}) as {{ field }}
+    {{ any_equal_value(field) }} as {{ field }}
     {% endfor %} -- noqa: LT02
 
 from numbered

@@ -64,7 +64,7 @@ hits as (
     from keyed
     inner join terms
         on terms.term_kind = 'manufacturer'
-        and contains(keyed.manufacturer_key, terms.term_key)
+        and {{ text_contains('keyed.manufacturer_key', 'terms.term_key') }}
 
 ),
 
@@ -83,12 +83,16 @@ per_record as (
 
     select
         hits.record_id,
-        string_agg(distinct hits.watch_term, ', ' order by hits.watch_term) as watch_terms,
         string_agg(
-            distinct hits.watch_term || ' (' || hits.match_stage || ')', ', '
-            order by hits.watch_term || ' (' || hits.match_stage || ')'
+            distinct {{ bytewise('hits.watch_term') }}, ', ' order by {{ bytewise('hits.watch_term') }}
+        ) as watch_terms,
+        string_agg(
+            distinct {{ bytewise("hits.watch_term || ' (' || hits.match_stage || ')'") }}, ', '
+            order by {{ bytewise("hits.watch_term || ' (' || hits.match_stage || ')'") }}
         ) as watch_matches,
-        string_agg(distinct owners.owner, ', ' order by owners.owner) as watch_owners
+        string_agg(
+            distinct {{ bytewise('owners.owner') }}, ', ' order by {{ bytewise('owners.owner') }}
+        ) as watch_owners
 
     from hits
     left join owners

@@ -2,9 +2,7 @@
     skeletons of its base (words that are no salt, hydrate or form word). A term has up to three
     skeletons: g read hard, g read soft, and a final -ate read as the acid (alendronate ->
     알렌드론산); "-ic acid" is read as 산 (tranexamic acid -> 트라넥삼산). The skeleton itself is
-    the expression macro latin_words_skeleton (macros/transliteration.sql). DuckDB only (lists,
-    lambdas). -#}
-{{ duckdb_only('int_watch_terms_latin_keyed') }}
+    the expression macro latin_words_skeleton (macros/transliteration.sql). -#}
 
 with
 
@@ -26,13 +24,13 @@ latin_terms as (
 
     select watch_term
     from terms
-    where regexp_matches(watch_term, '[A-Za-z]') and not regexp_matches(watch_term, '[가-힣]')
+    where {{ regex_matches('watch_term', '[A-Za-z]') }} and not {{ regex_matches('watch_term', '[가-힣]') }}
 
 ),
 
 words as (
 
-    select word_id, lower(word) as word, word_kind
+    select word_id, {{ text_lower('word') }} as word, word_kind
     from {{ ref('ingredient_name_translations') }}
     where script = 'latin'
 
@@ -42,8 +40,8 @@ split as (
 
     select
         watch_term,
-        string_split(trim(regexp_replace(lower(watch_term), '[^a-z]+', ' ', 'g')), ' ') as term_words,
-        (select list(word) from words) as known_words
+        {{ split_to_list("trim(regexp_replace(" ~ text_lower('watch_term') ~ ", '[^a-z]+', ' ', 'g'))", "' '") }} as term_words,
+        (select {{ list_agg('word') }} from words) as known_words
 
     from latin_terms
 
@@ -55,10 +53,7 @@ based as (
         watch_term,
         term_words,
         regexp_replace(
-            array_to_string(
-                list_filter(term_words, lambda w: not list_contains(known_words, w)),
-                ' '
-            ),
+            {{ list_join(list_keep('term_words', 'w', 'not ' ~ list_has('known_words', 'w')), "' '") }},
             '(ic|ous)? acid$', ' san'
         ) as base_text
 
@@ -70,24 +65,28 @@ salts as (
 
     select
         based.watch_term,
-        list_sort(list_distinct(list(words.word_id))) as term_salts
+        {{ sorted_distinct_list_agg('words.word_id') }} as term_salts
 
     from based
     inner join words
         on words.word_kind = 'salt'
-        and list_contains(based.term_words, words.word)
+        and {{ list_has('based.term_words', 'words.word') }}
     group by based.watch_term
 
 )
 
 select
     based.watch_term,
-    coalesce(salts.term_salts, []) as term_salts,
-    list_distinct(list_filter([
-        {{ latin_words_skeleton('based.base_text') }},
-        {{ latin_words_skeleton('based.base_text', soft_g=true) }},
-        {{ latin_words_skeleton("regexp_replace(based.base_text, 'ate$', ' san')") }}
-    ], lambda s: s is not null and length(replace(s, '.', '')) >= 3)) as term_skeletons
+    coalesce(salts.term_salts, {{ empty_list('varchar') }}) as term_salts,
+    {{ distinct_list_of(
+        [
+            latin_words_skeleton('based.base_text'),
+            latin_words_skeleton('based.base_text', soft_g=true),
+            latin_words_skeleton("regexp_replace(based.base_text, 'ate$', ' san')"),
+        ],
+        's',
+        "s is not null and length(replace(s, '.', '')) >= 3"
+    ) }} as term_skeletons
 
 from based
 left join salts on based.watch_term = salts.watch_term

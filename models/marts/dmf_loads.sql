@@ -57,10 +57,10 @@ gate_rejections as (
 
     select
         load_id,
-        string_agg(signal_id, ',' order by signal_id) as rejected_gates,
+        string_agg(signal_id, ',' order by {{ bytewise('signal_id') }}) as rejected_gates,
         string_agg(
-            signal_id || ': observed ' || coalesce(cast(observed as varchar), '-') || ' (' || baseline_text || ')',
-            '; ' order by signal_id
+            signal_id || ': observed ' || coalesce({{ double_text('observed') }}, '-') || ' (' || baseline_text || ')',
+            '; ' order by {{ bytewise('signal_id') }}
         ) as gate_reason
 
     from fired_gate_signals

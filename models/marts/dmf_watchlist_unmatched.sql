@@ -156,7 +156,7 @@ matched_versions as (
     from terms
     inner join manufacturer_keys
         on terms.term_kind = 'manufacturer'
-        and contains(manufacturer_keys.manufacturer_key, terms.term_key)
+        and {{ text_contains('manufacturer_keys.manufacturer_key', 'terms.term_key') }}
     inner join versions
         on manufacturer_keys.manufacturer = versions.manufacturer
 
@@ -245,7 +245,7 @@ ranked as (
     select
         *,
         row_number() over (
-            partition by watch_term order by similarity desc, ingredient_name
+            partition by watch_term order by similarity desc, {{ bytewise('ingredient_name') }}
         ) as candidate_rank
 
     from scored
@@ -256,10 +256,7 @@ candidates as (
 
     select
         unmatched_ingredients.watch_term,
-        to_json(
-            list(ranked.ingredient_name order by ranked.candidate_rank)
-                filter (where ranked.candidate_rank <= 8)
-        ) as candidates
+        {{ json_list_agg('ranked.ingredient_name', 'ranked.candidate_rank', 'ranked.candidate_rank <= 8') }} as candidates
 
     from unmatched_ingredients
     left join ranked
@@ -275,7 +272,7 @@ select
     unmatched.unmatched_reason,
     case
         when unmatched.term_kind = 'ingredient'
-            then cast(coalesce(candidates.candidates, '[]'::json) as varchar)
+            then cast(coalesce(candidates.candidates, cast('[]' as json)) as varchar)
     end as candidates
 
 from unmatched

@@ -26,8 +26,9 @@ select
     signal_id,
     column_name,
     (
-        'unknown placeholder ' || regexp_extract(catalog_text, '\{[a-z_]+\}') || ' in seeds/signal_catalog.csv ('
+        'unknown placeholder ' || {{ regex_extract('catalog_text', '\\{[a-z_]+\\}') }}
+        || ' in seeds/signal_catalog.csv ('
         || column_name || '): use a var named in macro signal_threshold_vars'
     ) as problem
 from texts
-where regexp_matches(catalog_text, '\{[a-z_]+\}')
+where {{ regex_matches('catalog_text', '\\{[a-z_]+\\}') }}

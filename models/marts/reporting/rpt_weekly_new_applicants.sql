@@ -12,7 +12,7 @@ new_events as (
         as_of_date,
         dmf_key,
         ingredient_name,
-        coalesce(nullif(trim(applicant), ''), '(신청인 미기재)') as applicant
+        coalesce(nullif({{ trim_spaces('applicant') }}, ''), '(신청인 미기재)') as applicant
     from {{ ref('dmf_events') }}
     where event_type = 'NEW'
 
@@ -36,7 +36,9 @@ final as (
 
     select
         report_date,
-        row_number() over (partition by report_date order by new_count desc, applicant asc) as applicant_rank,
+        row_number() over (
+            partition by report_date order by new_count desc, {{ bytewise('applicant') }} asc
+        ) as applicant_rank,
         applicant,
         new_count,
         ingredient_count

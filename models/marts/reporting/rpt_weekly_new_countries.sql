@@ -12,9 +12,9 @@ new_event_countries as (
     select distinct
         as_of_date,
         dmf_key,
-        coalesce(nullif(trim(country), ''), '(국가 미기재)') as country
+        coalesce(nullif({{ trim_spaces('country') }}, ''), '(국가 미기재)') as country
     from (
-        select as_of_date, dmf_key, unnest(string_split(coalesce(countries, ''), ',')) as country
+        select as_of_date, dmf_key, unnest({{ split_to_list("coalesce(countries, '')", "','") }}) as country
         from {{ ref('dmf_events') }}
         where event_type = 'NEW'
     ) as split_countries
@@ -38,7 +38,9 @@ final as (
 
     select
         report_date,
-        row_number() over (partition by report_date order by new_count desc, country asc) as country_rank,
+        row_number() over (
+            partition by report_date order by new_count desc, {{ bytewise('country') }} asc
+        ) as country_rank,
         country,
         new_count
     from counted

@@ -13,8 +13,8 @@ grouped_events as (
         as_of_date,
         event_type,
         coalesce(
-            nullif(regexp_extract(coalesce(permit_no, ''), '^[0-9]{8}-([0-9]+-[A-Z]+)', 1), ''),
-            case when permit_no is null or trim(permit_no) = '' then '(번호 없음)' else '(기타 형식)' end
+            nullif({{ regex_extract("coalesce(permit_no, '')", '^[0-9]{8}-([0-9]+-[A-Z]+)', 1) }}, ''),
+            case when permit_no is null or {{ trim_spaces('permit_no') }} = '' then '(번호 없음)' else '(기타 형식)' end
         ) as registration_group
     from {{ ref('dmf_events') }}
 
@@ -40,7 +40,9 @@ final as (
 
     select
         report_date,
-        row_number() over (partition by report_date order by event_count desc, registration_group asc) as group_rank,
+        row_number() over (
+            partition by report_date order by event_count desc, {{ bytewise('registration_group') }} asc
+        ) as group_rank,
         registration_group,
         event_count,
         new_count,

@@ -14,7 +14,7 @@ registry_sources as (
         ingredient_name,
         count(*) as registration_count,
         count(distinct manufacturer) as manufacturer_count,
-        min(manufacturer) as manufacturer
+        min({{ bytewise('manufacturer') }}) as manufacturer
     from {{ ref('dmf_registrations') }}
     where ingredient_name is not null
     group by 1

@@ -73,9 +73,7 @@ report_dates as (
     select cast(report_day as date) as report_date
     from (
         select
-            unnest(generate_series(
-                min(as_of_date) + 1, max(as_of_date) + 7, interval 1 day
-            )) as report_day
+            {{ date_spine_days('min(as_of_date) + 1', 'max(as_of_date) + 7') }} as report_day
         from load_days
     ) as spine
 
@@ -104,10 +102,10 @@ windowed as (
             when metric_days.as_of_date between report_dates.report_date - 14 and report_dates.report_date - 8
                 then 1
         end) as previous_week_days,
-        median(case
+        {{ median('case
             when metric_days.as_of_date between report_dates.report_date - 30 and report_dates.report_date - 1
                 then metric_days.metric_value
-        end) as median_30d_daily,
+        end') }} as median_30d_daily,
         count(case
             when metric_days.as_of_date between report_dates.report_date - 30 and report_dates.report_date - 1
                 then 1
@@ -138,7 +136,9 @@ final as (
         end as week_over_week_change,
         this_week_days,
         previous_week_days,
-        case when this_week_days > 0 then cast(this_week as double) / this_week_days end as this_week_daily_avg,
+        case
+            when this_week_days > 0 then cast(this_week as {{ type_double() }}) / this_week_days
+        end as this_week_daily_avg,
         case when has_median then median_30d_daily end as median_30d_daily,
         case when has_median then median_30d_days end as median_30d_days
     from windowed

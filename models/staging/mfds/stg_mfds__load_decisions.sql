@@ -11,9 +11,9 @@ renamed as (
     select
         load_id,
         as_of_date,
-        lower(trim(decision)) as decision,
-        trim(decided_by) as decided_by,
-        trim(reason) as reason,
+        {{ text_lower(trim_spaces('decision')) }} as decision,
+        {{ trim_spaces('decided_by') }} as decided_by,
+        {{ trim_spaces('reason') }} as reason,
         decided_at,
         decision_seq
 

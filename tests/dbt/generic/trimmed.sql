@@ -6,6 +6,6 @@
 
 select {{ column_name }} as untrimmed_value
 from {{ model }}
-where {{ column_name }} <> trim({{ column_name }})
+where {{ column_name }} <> {{ dmf_watch.trim_spaces(column_name) }}
 
 {% endtest %}

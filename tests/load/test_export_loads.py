@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from dmf_watch.core.errors import ConfigError
 from dmf_watch.pipelines.mfds.dumps import DumpError
 from dmf_watch.simulator.replay import write_replay
 from support.mfds import small_registry
+from support.postgres import drop_schemas, on_postgres
 
 START = date(2026, 11, 2)
 DAYS = [START + timedelta(days=n) for n in range(4)]
@@ -60,7 +61,17 @@ def _history(settings: Settings) -> dict[str, list]:
         f"from {s.marts}.dmf_registrations",
     }
     with warehouse.connect(settings, read_only=True) as con:
-        return {name: sorted(map(repr, con.execute(sql).fetchall())) for name, sql in queries.items()}
+        return {name: sorted(map(_row, con.execute(sql).fetchall())) for name, sql in queries.items()}
+
+
+def _row(row: tuple) -> str:
+    """A row as text both engines' drivers agree on (instants in UTC, lists as lists)."""
+    return repr(
+        [
+            v.astimezone(UTC).isoformat() if isinstance(v, datetime) else list(v) if isinstance(v, tuple) else v
+            for v in row
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +104,22 @@ def test_export_then_backfill_rebuilds_the_same_history(source_warehouse, tmp_pa
     moved, source = _history(target), _history(source_warehouse)
     assert moved["events"] and moved["field changes"] and len(moved["verdicts"]) == len(DAYS)
     assert moved == source
+
+
+@pytest.mark.e2e
+@pytest.mark.postgres
+def test_export_from_duckdb_then_backfill_into_postgresql_gives_the_same_history(
+    source_warehouse, postgres, tmp_path, capsys
+):
+    folder = tmp_path / "export"
+    export_loads(source_warehouse, folder)
+    target = on_postgres(_settings(tmp_path / "target"), "export")
+    try:
+        assert backfill(target, folder, progress=False) == 2
+        assert "1 decision(s) on the imported days recorded as exported" in capsys.readouterr().out
+        assert _history(target) == _history(source_warehouse)
+    finally:
+        drop_schemas(target)
 
 
 def test_a_repeat_goes_back_into_the_gap_it_left():

@@ -8,21 +8,23 @@ Hangul names of the real sample and tails in `../shared/data/mfds_real/`, agains
 says, for each term, which of those names it should match). It prints precision and recall of
 the rule-based matcher, the same for the 8 candidates the AI would be offered (is the right
 name among them?), and every miss.
-Run: python benchmarks/eval_watch_terms.py [data_dir]
+`--warehouse postgres` runs the same on the PostgreSQL server the libpq variables name (in
+schemas prefixed `eval_`, dropped first): both engines must print the same figures.
+Run: python benchmarks/eval_watch_terms.py [data_dir] [--warehouse duckdb|postgres]
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
+import dataclasses
 import json
 import re
-import sys
 import tempfile
 from pathlib import Path
 
-import duckdb
-
 from dmf_watch.commands.build import invoke_dbt
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +33,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "mfds_real"
 TRUTH = Path(__file__).with_name("watch_terms_truth.csv")
 CANDIDATES = 8
 SPLIT = "\n-- next statement --\n"
+PG_PREFIX = "eval"
 
 MATCH_SQL = """
 with names as (select * from {{ ref('int_ingredient_name_keys') }}),
@@ -47,9 +50,11 @@ scored as (
     from terms cross join names
 )
 select watch_term, ingredient_name_key from (
-    select *, row_number() over (partition by watch_term order by similarity desc, ingredient_name_key) as candidate_rank
+    select *, row_number() over (
+        partition by watch_term order by similarity desc, {{ bytewise('ingredient_name_key') }}
+    ) as candidate_rank
     from scored
-) where candidate_rank <= {n}
+) as ranked where candidate_rank <= {n}
 """
 
 
@@ -83,7 +88,17 @@ def score(truth: dict[str, set[str]], found: dict[str, set[str]]) -> tuple[int, 
     return hits, sum(len(found.get(t, set())) for t in truth), sum(len(v) for v in truth.values())
 
 
-def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+def drop_pg_schemas(settings) -> None:
+    with warehouse.connect(settings) as con:
+        for (name,) in con.execute(
+            "select schema_name from information_schema.schemata where schema_name like ?", [PG_PREFIX + "\\_%"]
+        ).fetchall():
+            con.execute(f'drop schema "{name}" cascade')
+
+
+def run_matcher(
+    terms: list[str], names: list[str], engine: str = "duckdb"
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """term -> names the rule-based matcher matches, and term -> the 8 candidates it would offer.
 
     The names go where int_ingredient_name_keys reads the registry's names (the relation of
@@ -93,6 +108,10 @@ def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]]
         settings = load_settings({}).with_paths(
             duckdb_path=Path(tmp) / "eval.duckdb", reports_dir=Path(tmp) / "reports", state_dir=Path(tmp) / "state"
         )
+        if engine == "postgres":
+            settings = dataclasses.replace(settings, warehouse="postgres", schema_prefix=PG_PREFIX)
+            drop_pg_schemas(settings)
+        scratch = warehouse.schemas(settings).raw.replace("mfds_raw", "watch_eval")
         seeded = invoke_dbt(
             settings, "seed", "--select", "ingredient_name_translations hangul_jamo_romanization watchlist"
         )
@@ -102,23 +121,23 @@ def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]]
             settings,
             SPLIT.join(
                 [
-                    "select name, {{ comparison_key('name') }} as ingredient_name_key from watch_eval.raw_names",
+                    "select name, {{ comparison_key('name') }} as ingredient_name_key from " + scratch + ".raw_names",
                     "{{ ref('int_registrations_keyed') }}",
                     "{{ ref('watchlist') }}",
                 ]
             ),
         ).split(SPLIT)
-        with duckdb.connect(str(settings.duckdb_path)) as con:
-            con.execute("create schema watch_eval")
-            con.execute("create table watch_eval.raw_names (name varchar)")
-            con.executemany("insert into watch_eval.raw_names values (?)", [[n] for n in names])
-            con.execute(f"create table watch_eval.names as {key_sql}")
-            con.execute(f"create schema if not exists {registrations.rsplit('.', 1)[0]}")
-            con.execute(f"create table {registrations} as select ingredient_name_key from watch_eval.names")
+        with warehouse.connect(settings) as con:
+            con.execute(f"create schema {scratch}")
+            con.execute(f"create table {scratch}.raw_names (name varchar)")
+            con.executemany(f"insert into {scratch}.raw_names values (?)", [[n] for n in names])
+            con.execute(f"create table {scratch}.names as {key_sql}")
+            con.execute(f"create schema if not exists {registrations.rsplit('.', 2)[-2]}")
+            con.execute(f"create table {registrations} as select ingredient_name_key from {scratch}.names")
             con.execute(f"delete from {watchlist}")
             con.executemany(f"insert into {watchlist} (term_kind, term) values ('ingredient', ?)", [[t] for t in terms])
             by_key: dict[str, set[str]] = {}
-            for name, key in con.execute("select name, ingredient_name_key from watch_eval.names").fetchall():
+            for name, key in con.execute(f"select name, ingredient_name_key from {scratch}.names").fetchall():
                 by_key.setdefault(key, set()).add(name)
         keyed = invoke_dbt(
             settings,
@@ -133,7 +152,7 @@ def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]]
         match_sql, rank_sql = compile_sql(
             settings, SPLIT.join([MATCH_SQL, RANK_SQL.replace("{n}", str(CANDIDATES))])
         ).split(SPLIT)
-        with duckdb.connect(str(settings.duckdb_path)) as con:
+        with warehouse.connect(settings) as con:
             matched: dict[str, set[str]] = {}
             for term, key in con.execute(match_sql).fetchall():
                 matched.setdefault(term, set()).update(by_key.get(key, set()))
@@ -141,22 +160,28 @@ def run_matcher(terms: list[str], names: list[str]) -> tuple[dict[str, set[str]]
             for term, key in con.execute(rank_sql).fetchall():
                 offered.setdefault(term, set()).update(by_key.get(key, set()))
 
+        if engine == "postgres":
+            drop_pg_schemas(settings)
     return matched, offered
 
 
 def main() -> None:
-    data_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DATA
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("data_dir", nargs="?", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--warehouse", choices=("duckdb", "postgres"), default="duckdb")
+    args = parser.parse_args()
+    data_dir = args.data_dir
     truth = read_truth()
     names = real_names(data_dir)
     unknown = sorted(n for expected in truth.values() for n in expected if n not in names)
     if unknown:
         raise SystemExit(f"The truth names {unknown} are not in {data_dir}: fix watch_terms_truth.csv.")
-    matched, offered = run_matcher(list(truth), names)
+    matched, offered = run_matcher(list(truth), names, args.warehouse)
 
     hits, predicted, expected = score(truth, matched)
     print(
         f"{len(truth)} English watch terms, {sum(1 for v in truth.values() if v)} with expected names, "
-        f"against {len(names)} Hangul names of {data_dir.name}"
+        f"against {len(names)} Hangul names of {data_dir.name}, on {args.warehouse}"
     )
     print(
         f"rule-based matcher: precision {hits / predicted if predicted else 1:.1%} ({hits}/{predicted}), "

@@ -117,7 +117,10 @@ class Connection:
         if self.engine == "duckdb":
             return self._raw.execute(sql, list(params))
         cursor = self._raw.cursor()
-        cursor.execute(_placeholders(sql), tuple(params))
+        if params:
+            cursor.execute(_placeholders(sql), tuple(params))
+        else:  # no parameters: the driver passes the text as is (SQL compiled by dbt may hold % and ?)
+            cursor.execute(sql)
         return cursor
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:

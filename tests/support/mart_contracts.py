@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import jinja2
 import yaml
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -22,12 +23,16 @@ MART_YAML = (
 
 
 def mart_contracts() -> dict[str, list[tuple[str, str]]]:
-    """(column, DuckDB type) in the mart's column order, for every model with an enforced contract."""
+    """(column, DuckDB type) in the mart's column order, for every model with an enforced contract.
+    A type that differs by engine is written in Jinja on `target.type`, as dbt renders it."""
     contracts = {}
     for path in MART_YAML:
         for model in yaml.safe_load(path.read_text(encoding="utf-8"))["models"]:
             if model.get("config", {}).get("contract", {}).get("enforced"):
-                contracts[model["name"]] = [(c["name"], c["data_type"]) for c in model["columns"]]
+                contracts[model["name"]] = [
+                    (c["name"], jinja2.Template(c["data_type"]).render(target={"type": "duckdb"}))
+                    for c in model["columns"]
+                ]
     return contracts
 
 

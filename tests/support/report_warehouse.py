@@ -24,7 +24,7 @@ from pathlib import Path
 import duckdb
 
 from support.mart_contracts import create_mart_tables, mart_contracts
-from support.model_sql import REF, build_day_decisions, seed_rows
+from support.model_sql import REF, build_day_decisions, plain_sql, seed_rows
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 REPORTING_MODELS = PROJECT_DIR / "models" / "marts" / "reporting"
@@ -928,9 +928,7 @@ def build_reporting_models(con: duckdb.DuckDBPyConnection, schema: str = "marts"
             deps = {d for d in ref.findall(sql) if d.startswith("rpt_")}
             if deps - set(built):
                 continue
-            body = ref.sub(lambda m: f"{schema}.{m.group(1)}", sql)
-            body = re.sub(r"\{\{\s*config\(.*?\)\s*\}\}", "", body, flags=re.S)
-            con.execute(f"create or replace table {schema}.{name} as {body}")
+            con.execute(f"create or replace table {schema}.{name} as {plain_sql(sql, schema)}")
             built.append(name)
             del pending[name]
             progressed = True

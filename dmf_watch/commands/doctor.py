@@ -190,9 +190,10 @@ def check_server(settings: Settings) -> list[SetupCheck]:
     wanted = [s.raw, s.staging, s.intermediate, s.seeds, s.marts]
     try:
         with warehouse.connect(settings, read_only=True) as con:
-            ((version, user, may_create),) = con.execute(
+            ((version, user, may_create, may_create_functions),) = con.execute(
                 "select current_setting('server_version_num')::int, current_user, "
-                "has_database_privilege(current_user, current_database(), 'CREATE')"
+                "has_database_privilege(current_user, current_database(), 'CREATE'), "
+                "has_schema_privilege(current_user, 'public', 'CREATE')"
             ).fetchall()
             present = {
                 row[0]: (row[1], row[2])
@@ -240,8 +241,19 @@ def check_server(settings: Settings) -> list[SetupCheck]:
                 "ask the DBA for CREATE on the database (or to create them for the role).",
             )
         )
+    elif not may_create_functions:
+        # the on-run-start hook creates the functions PostgreSQL lacks (macros/cross_db/similarity.sql)
+        # in the profile's schema, public
+        checks.append(
+            SetupCheck(
+                "role_rights",
+                BAD,
+                f"role {user} may not create in schema public, where the build creates the one function "
+                "PostgreSQL lacks (Jaro-Winkler); ask the DBA to grant CREATE on schema public.",
+            )
+        )
     else:
-        checks.append(SetupCheck("role_rights", OK, f"role {user} may create the project's tables."))
+        checks.append(SetupCheck("role_rights", OK, f"role {user} may create the project's tables and functions."))
     checks.append(
         SetupCheck(
             "schemas",

@@ -2,9 +2,14 @@
     {#- Layers get their own plain schema names (staging, intermediate, marts, seeds) so that
         report SQL, the AI layer and analysts can use `marts.dmf_events` on every target; a
         developer sharing a team's server sets DMF_SCHEMA_PREFIX and gets `alice_marts` and
-        the like, the raw layer included (dmf_watch/core/warehouse.py applies the same rule). -#}
+        the like, the raw layer included (dmf_watch/core/warehouse.py applies the same rule).
+        The marts layer is built into `marts_build` and published whole into `marts` by the
+        on-run-end hook publish_marts (macros/publish_marts.sql), so no reader sees a
+        half-built day. -#}
     {%- if custom_schema_name is none -%}
         {{ target.schema }}
+    {%- elif custom_schema_name | trim == published_layer() -%}
+        {{ schema_prefixed(published_layer() ~ marts_build_suffix()) }}
     {%- else -%}
         {{ schema_prefixed(custom_schema_name | trim) }}
     {%- endif -%}

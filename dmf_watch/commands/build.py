@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from importlib import metadata
 from typing import Any
 
@@ -53,6 +53,8 @@ SEED_ONLY_MODELS = ("int_watch_terms_latin_keyed", "int_watchlist_terms")
 NO_LOAD_MARKER = "holds no load yet"
 # The start of every reason the hook record_fired_gates gives for not recording a rejection.
 UNRECORDED_MARKER = "cannot record the gate rejection:"
+# The line the hook publish_marts (macros/publish_marts.sql) logs when the readers' marts were replaced.
+PUBLISHED_MARKER = "marts published:"
 
 
 class NoLoadStored(DmfError):
@@ -67,6 +69,7 @@ class BuildOutcome:
     counts: dict[str, int] = field(default_factory=dict)  # by RESULT_KINDS, in that order
     notes: list[str] = field(default_factory=list)  # what the gate hook said it recorded
     seconds: float = 0.0  # every dbt build of it, the rounds after a gate rejection included
+    published: bool = False  # the hook publish_marts replaced the readers' marts with this build
 
     def tally(self) -> str:
         """What dbt did, e.g. "58 models built, 127 tests passed, 0 failed, 0 skipped; 12.4 s"."""
@@ -228,8 +231,15 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
             failures.append(f"{name}: {(result.message or status).splitlines()[0]}")
         gate_fired = gate_fired or (status == "fail" and f".{GATE_TEST}" in unique_id)
     notes = [line[line.index("gate rejections:") :] for line in output.splitlines() if "gate rejections:" in line]
+    if invocation.returncode != 0 and not failures:  # an on-run-end hook failed (the publish): no node did
+        failures.append(_operation_message(output))
     return BuildOutcome(
-        success=invocation.returncode == 0, gate_fired=gate_fired, failures=failures, counts=counts, notes=notes
+        success=invocation.returncode == 0,
+        gate_fired=gate_fired,
+        failures=failures,
+        counts=counts,
+        notes=notes,
+        published=invocation.returncode == 0 and PUBLISHED_MARKER in output,
     )
 
 
@@ -328,8 +338,25 @@ def build(
         full_refresh=full_refresh,
         seeds=seeds,
         attempt_seq_seen=attempt_seq_seen,
+        published=outcome.published,
     )
+    if outcome.published:
+        _refresh_reader_copy(settings)
     return outcome
+
+
+def _refresh_reader_copy(settings: Settings) -> None:
+    """The BI tools' copy of the marts follows each publication (DuckDB only). It is a
+    convenience beside the warehouse: a copy that cannot be written is logged and left as it
+    was, never a reason to call the morning failed."""
+    try:
+        with deferred_interruptions():  # the copy is renamed into place whole or not at all
+            copy = warehouse.publish_reader_copy(settings)
+    except (*warehouse.Error, OSError) as error:
+        log.warning("the readers' copy of the marts was not refreshed: %s", str(error).splitlines()[0])
+        return
+    if copy is not None:
+        log.info("build: the readers' copy of the marts is %s", copy)
 
 
 def seed_layer_digest(settings: Settings) -> str:
@@ -491,7 +518,8 @@ def _build(
         log.info("build: an integrity gate fired again on a later load; building once more")
         recorded = now
     failures = first.failures if after.success else after.failures
-    return BuildOutcome(False, True, failures, after.counts, seconds=after.seconds), after.success
+    outcome = BuildOutcome(False, True, failures, after.counts, seconds=after.seconds, published=after.published)
+    return outcome, after.success
 
 
 def _operation_message(output: str) -> str:
@@ -527,8 +555,10 @@ def record_build(
     full_refresh: bool,
     seeds: str | None = None,
     attempt_seq_seen: int | None = None,
+    published: bool = False,
 ) -> None:
-    """Appends the build's outcome to the raw layer's build_runs (success: the marts may be read;
+    """Appends the build's outcome to the raw layer's build_runs (success: dbt passed, so the
+    next morning's data tests may start after it; published: the readers' marts are this build;
     seeds_digest: seed_layer_digest of what its seeds and seed-only models came from, a column
     named before those models were kept with the seeds; attempt_seq_seen: the newest load
     attempt when it started, so the next morning build knows which loads are new to it)."""
@@ -546,10 +576,10 @@ def record_build(
             # a warehouse from before the seeds were left out of the morning build gains the column
             con.execute(f"alter table {runs} add column if not exists seeds_digest varchar")
             con.execute(f"alter table {runs} add column if not exists attempt_seq_seen bigint")
+            con.execute(f"alter table {runs} add column if not exists published boolean")
             con.execute(
-                f"insert into {runs} "
-                "(started_at, finished_at, success, gate_fired, full_refresh, failures, seeds_digest, attempt_seq_seen) "
-                "values (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"insert into {runs} (started_at, finished_at, success, gate_fired, full_refresh, failures, "
+                "seeds_digest, attempt_seq_seen, published) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     started,
                     datetime.now(UTC),
@@ -559,6 +589,7 @@ def record_build(
                     "; ".join(failures) or None,
                     seeds,
                     attempt_seq_seen,
+                    published,
                 ],
             )
     except (*warehouse.Error, OSError):
@@ -566,26 +597,48 @@ def record_build(
         log.warning("could not record the build outcome in %s", warehouse.describe(settings), exc_info=True)
 
 
-def unpublishable_reason(settings: Settings) -> str | None:
-    """Why the marts must not be read now (never built, or the last build failed); None if fine."""
+def unpublishable_reason(settings: Settings, as_of: date | None = None) -> str | None:
+    """Why the marts cannot answer for `as_of` (never built; or the last build failed and the
+    day's newest load came after the build the readers see); None when they can.
+
+    The readers' marts are always a complete build (macros/publish_marts.sql), so a failed build
+    after it does not make them unreadable: a day they hold is rendered as that build left it.
+    Only a day whose newest load the published build did not see waits for a build that passes.
+    """
     where = warehouse.describe(settings)
     if not warehouse.exists(settings):
         return f"the warehouse {where} does not exist: {NO_LOAD_ADVICE}."
     with warehouse.connect(settings, read_only=True) as con:
+        raw = con.schemas.raw
         if not table_exists(con, con.schemas.marts, "dmf_loads"):
-            if not holds_a_load(con, con.schemas.raw):
+            if not holds_a_load(con, raw):
                 return f"the warehouse {where} holds no load yet: {NO_LOAD_ADVICE}."
             return f"the warehouse {where} has not been built; run `dmf build` first."
-        if not table_exists(con, con.schemas.raw, BUILD_RUNS_TABLE):
+        if not table_exists(con, raw, BUILD_RUNS_TABLE):
             return None  # built before builds were recorded
         row = con.execute(
-            f"select success, finished_at, failures from {con.schemas.raw}.{BUILD_RUNS_TABLE} "
-            "order by finished_at desc limit 1"
+            f"select success, finished_at, failures from {raw}.{BUILD_RUNS_TABLE} order by finished_at desc limit 1"
         ).fetchone()
-    if row is None or row[0]:
-        return None
+        if row is None or row[0]:
+            return None
+        newer = _loads_after_published_build(con, as_of) if as_of is not None else None
     first = (row[2] or "unknown error").split("; ")[0]
-    return (
-        f"the last build failed at {row[1].astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC ({first[:200]}); "
-        "fix that and run `dmf build`."
-    )
+    failed = f"the last build failed at {row[1].astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC ({first[:200]})"
+    if newer == 0:
+        return None  # the published build already saw every load of the day
+    return f"{failed}; fix that and run `dmf build`."
+
+
+def _loads_after_published_build(con: warehouse.Connection, as_of: date) -> int | None:
+    """How many loads of `as_of` were stored after the newest build that succeeded began (None:
+    the warehouse does not record what its builds saw, so that cannot be told)."""
+    raw = con.schemas.raw
+    if not _has_column(con, BUILD_RUNS_TABLE, "attempt_seq_seen") or not _has_column(con, "load_runs", "attempt_seq"):
+        return None
+    ((seen,),) = con.execute(f"select max(attempt_seq_seen) from {raw}.{BUILD_RUNS_TABLE} where success").fetchall()
+    if seen is None:
+        return None
+    ((count,),) = con.execute(
+        f"select count(*) from {raw}.load_runs where as_of_date = ? and attempt_seq > ?", [as_of, seen]
+    ).fetchall()
+    return int(count)

@@ -229,7 +229,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf_watch.reports.daily_report import render_daily
         from dmf_watch.reports.weekly_report import render_weekly
 
-        problem = unpublishable_reason(settings)
+        problem = unpublishable_reason(settings, as_of)
         if problem:
             raise DmfError(problem)
         print((render_weekly if args.weekly else render_daily)(settings, as_of))
@@ -323,7 +323,7 @@ def _built_verdict(settings: Settings, as_of: date) -> str:
     from dmf_watch.commands.build import unpublishable_reason
     from dmf_watch.commands.run import day_verdict
 
-    problem = unpublishable_reason(settings)
+    problem = unpublishable_reason(settings, as_of)
     if problem:
         return f"{as_of}  verdict unknown: {problem}"
     verdict, reason = day_verdict(settings, as_of)

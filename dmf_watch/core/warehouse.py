@@ -282,3 +282,53 @@ def describe(settings: Settings) -> str:
     port = os.environ.get("PGPORT", "5432")
     database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER", "")
     return f"PostgreSQL {host}:{port}/{database}"
+
+
+def reader_copy_path(settings: Settings) -> Path:
+    """Where BI tools read the DuckDB warehouse's published marts: a file of their own beside the
+    warehouse (`data/dmf_marts.duckdb`), which no morning ever holds or waits for."""
+    path = settings.duckdb_path
+    return path.with_name(f"{path.stem}_marts{path.suffix or '.duckdb'}")
+
+
+def publish_reader_copy(settings: Settings) -> Path | None:
+    """Copies the published marts into the reader copy, replaced whole by a rename.
+
+    DuckDB lets one process write a file or any number read it, never both: a BI tool reading
+    the warehouse itself would stop the morning's load, and the morning would stop the BI tool.
+    The copy is written under another name and renamed over the old one, so a reader that has
+    the old copy open keeps reading it whole and the next one opens the new. A server's readers
+    need no copy (None): the marts are swapped there in one transaction.
+    """
+    if settings.warehouse != "duckdb":
+        return None
+    target = reader_copy_path(settings)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    marts = schemas(settings).marts
+    try:
+        with duckdb.connect(str(partial)) as copy:
+            copy.execute(f"attach '{_quoted(settings.duckdb_path)}' as warehouse (read_only)")
+            names = [
+                row[0]
+                for row in copy.execute(
+                    "select table_name from duckdb_tables() where database_name = 'warehouse' and schema_name = ? "
+                    "order by table_name",
+                    [marts],
+                ).fetchall()
+            ]
+            copy.execute(f"create schema {marts}")
+            for name in names:
+                copy.execute(f"create table {marts}.{name} as select * from warehouse.{marts}.{name}")
+            copy.execute("detach warehouse")
+        with partial.open("rb") as written:
+            os.fsync(written.fileno())
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _quoted(path: Path) -> str:
+    return str(path).replace("'", "''")

@@ -1,6 +1,7 @@
-"""A failed build publishes nothing: the tests that block sit upstream of the marts, so the marts
-keep their last good rows; each build's outcome is recorded, and `dmf report` (and `dmf run`)
-refuse while the latest build failed. Real runs on replayed real records."""
+"""A failed build publishes nothing: the readers' marts stay the last complete build (the
+on-run-end hook publish_marts swaps them only after a build that passed); each build's outcome is
+recorded; `dmf report` renders the days that build holds, as it left them, and refuses in one
+line a day whose load came after it, as `dmf run` does. Real runs on replayed real records."""
 
 from __future__ import annotations
 
@@ -118,23 +119,30 @@ def test_a_header_only_rules_file_fails_the_build_and_leaves_no_null_severity_in
 
 
 @pytest.mark.fault("a severity rules file with only its header")
-def test_after_a_failed_build_report_refuses_in_one_line_and_run_renders_nothing(header_only_rules):
+def test_after_a_failed_build_report_shows_the_last_complete_build_and_refuses_a_newer_day(header_only_rules):
+    """Reports of published days unchanged; a newer day refused in one line until a build passes."""
     good, broken, source = header_only_rules
-    reports_before = sorted(p.name for p in good.reports_dir.iterdir())
+    daily = good.reports_dir / f"dmf_daily_{DAY_2:%Y%m%d}.xlsx"
+    assert dmf(good, "report", "--as-of", str(DAY_2)).returncode == 0
+    rendered = daily.read_bytes()
     assert not build(broken).success
 
-    report = dmf(good, "report", "--as-of", str(DAY_2))
+    again = dmf(good, "report", "--as-of", str(DAY_2))
 
-    assert report.returncode == 1
-    assert report.stderr.startswith("dmf: the last build failed at ") and report.stderr.strip().count("\n") == 0
-    assert "assert_every_field_change_has_a_severity" in report.stderr and "run `dmf build`" in report.stderr
+    assert again.returncode == 0, again.stderr
+    assert daily.read_bytes() == rendered  # the same build, the same workbook
+    reports_before = sorted(p.name for p in good.reports_dir.iterdir())
     with pytest.raises(DmfError) as failed:
         run_days(broken, source, [(DAY_3, None)], SERVICE_KEY)
     assert failed.value.exit_code == 1
     assert sorted(p.name for p in good.reports_dir.iterdir()) == reports_before
+    newer = dmf(good, "report", "--as-of", str(DAY_3))
+    assert newer.returncode == 1
+    assert newer.stderr.startswith("dmf: the last build failed at ") and newer.stderr.strip().count("\n") == 0
+    assert "assert_every_field_change_has_a_severity" in newer.stderr and "run `dmf build`" in newer.stderr
 
-    assert build(good).success  # the rules restored: reports render again
-    assert dmf(good, "report", "--as-of", str(DAY_2)).returncode == 0
+    assert build(good).success  # the rules restored: the newer day renders too
+    assert dmf(good, "report", "--as-of", str(DAY_3)).returncode == 0
 
 
 def test_report_on_an_unbuilt_warehouse_says_to_load_or_to_build_first(tmp_settings):

@@ -8,8 +8,8 @@
         half-built day. -#}
     {%- if custom_schema_name is none -%}
         {{ target.schema }}
-    {%- elif custom_schema_name | trim == published_layer() -%}
-        {{ schema_prefixed(published_layer() ~ marts_build_suffix()) }}
+    {%- elif schema_prefixed(custom_schema_name | trim) == published_marts_schema() -%}
+        {{ marts_build_schema() }}
     {%- else -%}
         {{ schema_prefixed(custom_schema_name | trim) }}
     {%- endif -%}

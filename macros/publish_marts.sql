@@ -6,24 +6,23 @@
     that commit (SIGTERM, kill -9, a deadline, a failed node, a lock wait) leaves `<marts>` as
     the last complete build left it. -#}
 
-{% macro marts_build_suffix() -%}
-    {{ return('_build') }}
+{% macro published_marts_schema() -%}
+    {#- The schema readers read: the marts layer's `+schema` in dbt_project.yml, prefixed. -#}
+    {{ return(schema_prefixed('marts')) }}
+{%- endmacro %}
+
+
+{% macro marts_build_schema() -%}
+    {{ return(published_marts_schema() ~ '_build') }}
 {%- endmacro %}
 
 
 {% macro mart_nodes() -%}
-    {#- The models of the published layer: those whose schema is the build schema of `marts`. -#}
-    {%- set build_schema = schema_prefixed(published_layer() ~ marts_build_suffix()) -%}
+    {#- The models of the published layer: those dbt builds into the marts' build schema. -#}
     {{ return(graph.nodes.values()
         | selectattr('resource_type', 'equalto', 'model')
-        | selectattr('schema', 'equalto', build_schema)
+        | selectattr('schema', 'equalto', marts_build_schema())
         | list) }}
-{%- endmacro %}
-
-
-{% macro published_layer() -%}
-    {#- The layer readers read, as dbt_project.yml names it (`+schema: marts`). -#}
-    {{ return('marts') }}
 {%- endmacro %}
 
 
@@ -45,23 +44,24 @@
     {%- set broken = results
         | selectattr('status', 'in', ['error', 'fail', 'skipped', 'runtime error'])
         | list -%}
-    {%- set gate_passed = results
-        | selectattr('node.name', 'equalto', 'assert_no_integrity_gate_fired')
-        | selectattr('status', 'equalto', 'pass')
-        | list -%}
+    {%- set gate = results | selectattr('node.name', 'equalto', 'assert_no_integrity_gate_fired') | list -%}
+    {%- set gate_passed = gate | selectattr('status', 'equalto', 'pass') | list -%}
+    {%- set gate_fired = gate | selectattr('status', 'equalto', 'fail') | list -%}
     {%- if marts | length == 0 -%}
         {{ exceptions.raise_compiler_error(
-            'cannot publish the marts: no model is built into ' ~ schema_prefixed(published_layer() ~ marts_build_suffix())) }}
+            'cannot publish the marts: no model is built into ' ~ marts_build_schema()) }}
     {%- endif -%}
     {%- if broken | length > 0 or missing | length > 0 or gate_passed | length == 0 -%}
-        {%- set why = (broken | length ~ ' node(s) failed or skipped') if broken | length > 0
+        {%- set why = 'an integrity gate fired (its rejection is recorded; the next build publishes the day as rejected)'
+            if gate_fired | length > 0
+            else (broken | length ~ ' node(s) failed or skipped') if broken | length > 0
             else (missing | length ~ ' of ' ~ marts | length ~ ' marts not built by this command') if missing | length > 0
             else 'the integrity gate did not run' -%}
         {%- do log('marts not published: ' ~ why ~ '; readers keep the last complete build', info=true) -%}
         {{ return('') }}
     {%- endif -%}
-    {%- do adapter.dispatch('publish_mart_relations', 'dmf_watch')(marts) -%}
-    {%- do log('marts published: ' ~ marts | length ~ ' marts replaced in ' ~ schema_prefixed(published_layer())
+    {%- do publish_mart_relations(marts) -%}
+    {%- do log('marts published: ' ~ marts | length ~ ' marts replaced in ' ~ published_marts_schema()
         ~ ' in one transaction', info=true) -%}
     {{ return('') }}
 {%- endmacro %}
@@ -80,10 +80,15 @@
 {%- endmacro %}
 
 
+{% macro publish_mart_relations(marts) -%}
+    {{ return(adapter.dispatch('publish_mart_relations', 'dmf_watch')(marts)) }}
+{%- endmacro %}
+
+
 {% macro default__publish_mart_relations(marts) -%}
     {#- DuckDB cannot move a table to another schema: each mart is copied whole, in one
         transaction, which DuckDB's write-ahead log commits all or nothing. -#}
-    {%- set published = schema_prefixed(published_layer()) -%}
+    {%- set published = published_marts_schema() -%}
     {%- set statements = ['create schema if not exists ' ~ published] -%}
     {%- for node in marts -%}
         {%- set name = node.alias or node.name -%}
@@ -101,7 +106,7 @@
         readers holding it (a BI session idle in transaction) up to the session's lock_timeout,
         and then the whole transaction rolls back. `cascade`, as dbt's own table swap does: a
         view someone made on a mart would otherwise block every morning. -#}
-    {%- set published = schema_prefixed(published_layer()) -%}
+    {%- set published = published_marts_schema() -%}
     {%- set statements = ['create schema if not exists ' ~ published] -%}
     {%- for node in marts -%}
         {%- set name = node.alias or node.name -%}

@@ -191,10 +191,10 @@ def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, 
 
     warehouse = tmp_path / "dmf.duckdb"
     shutil.copy(replayed.duckdb_path, warehouse)
-    with duckdb.connect(str(warehouse)) as con:
+    with duckdb.connect(str(warehouse)) as con:  # the tables dbt built and tested (publish_marts copies them)
         for mart in DUPLICATED_MARTS:
-            assert con.execute(f"select count(*) from marts.{mart}").fetchone()[0] > 0, mart
-            con.execute(f"insert into marts.{mart} select * from marts.{mart} limit 1")
+            assert con.execute(f"select count(*) from marts_build.{mart}").fetchone()[0] > 0, mart
+            con.execute(f"insert into marts_build.{mart} select * from marts_build.{mart} limit 1")
     duplicated = dataclasses.replace(replayed, duckdb_path=warehouse, state_dir=tmp_path / "state")
 
     process = invoke_dbt(

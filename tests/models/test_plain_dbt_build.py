@@ -136,7 +136,13 @@ def test_a_gate_fired_under_plain_dbt_build_is_recorded_as_dmf_build_records_it(
     assert done.returncode == 1
     assert "Failure in test assert_no_integrity_gate_fired" in done.stdout
     assert [line for line in done.stdout.splitlines() if "gate rejections: recorded load" in line]
+    assert "marts not published: an integrity gate fired" in done.stdout
+    assert DAY_2 not in [row[0] for row in verdicts(by_dbt)["days"]]  # readers keep the last complete build
     assert outcome.gate_fired
+    # a second plain build publishes the rejection, as `dmf build` does in one command
+    published = plain_dbt("build", by_dbt.duckdb_path, tmp_path)
+    assert published.returncode == 0, published.stdout[-3000:]
+    assert "marts published:" in published.stdout
     after_dbt, after_dmf = verdicts(by_dbt), verdicts(by_dmf)
     assert after_dbt == after_dmf
     ((load_id, as_of),) = after_dbt["recorded"]

@@ -29,6 +29,8 @@ import duckdb
 import psycopg2
 import yaml
 
+from dmf_watch.core.errors import ConfigError, DmfError
+
 if TYPE_CHECKING:
     from dmf_watch.core.config import Settings
 
@@ -49,6 +51,19 @@ LOADER_TABLES = ("dmf_item_versions", "dmf_load_items", "load_runs")
 NO_LOAD_ADVICE = "load first with `dmf run` (or `dmf load`), or try `dmf demo`"
 
 PROJECT_FILE = Path(__file__).resolve().parents[2] / "dbt_project.yml"
+
+# Every PostgreSQL connection (this module's, dlt's, dbt's through profiles.yml) gives up
+# connecting after PGCONNECT_TIMEOUT seconds, libpq's own variable, or this many when it is unset:
+# without it a port that accepts and never answers holds a run for ever, and libpq blocks in C
+# where no signal handler of the run (SIGTERM, the deadline) gets to run.
+DEFAULT_CONNECT_TIMEOUT_S = 30
+# TCP keepalives on every connection: a server host that vanished mid-statement is noticed after
+# about a minute (30 s idle, then 3 probes 10 s apart) instead of the kernel's two hours.
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
+
+
+class WarehouseUnreachable(DmfError):
+    """The PostgreSQL server did not answer within the connect timeout."""
 
 
 class Cursor(Protocol):
@@ -149,10 +164,45 @@ class Connection:
         self._raw.execute("commit")
 
 
-def _connect_postgres(read_only: bool) -> Any:
-    # Every parameter from the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD or
+def connect_timeout_s() -> int:
+    """libpq's connect timeout as every connection of a run uses it: PGCONNECT_TIMEOUT (whole
+    seconds; 0 waits for ever, as libpq reads it), DEFAULT_CONNECT_TIMEOUT_S when unset."""
+    raw = os.environ.get("PGCONNECT_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_CONNECT_TIMEOUT_S
+    if not raw.isdigit():
+        raise ConfigError(f"PGCONNECT_TIMEOUT must be a whole number of seconds (0: no limit), not {raw!r}.")
+    return int(raw)
+
+
+def server_name() -> str:
+    """The server as libpq's variables name it, host:port/database (never the role's password)."""
+    host = os.environ.get("PGHOST", "localhost")
+    port = os.environ.get("PGPORT", "5432")
+    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER", "")
+    return f"{host}:{port}/{database}"
+
+
+def open_postgres(application_name: str) -> Any:
+    """A psycopg2 connection to the server libpq's variables name, bounded by the connect timeout
+    and kept alive by TCP keepalives. A server that does not answer within the timeout is one line
+    naming it (WarehouseUnreachable); any other refusal is psycopg2's own error."""
+    timeout = connect_timeout_s()
+    # Every other parameter from the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD or
     # PGPASSFILE/~/.pgpass, PGDATABASE, PGSSLMODE): nothing of it passes through this code.
-    raw = psycopg2.connect("", application_name="dmf")
+    try:
+        return psycopg2.connect("", application_name=application_name[:63], connect_timeout=timeout, **KEEPALIVES)
+    except psycopg2.OperationalError as error:
+        if "timeout expired" not in str(error):
+            raise
+        raise WarehouseUnreachable(
+            f"the PostgreSQL server {server_name()} did not answer within {timeout} s (PGCONNECT_TIMEOUT): "
+            "check that the server is up and that PGHOST and PGPORT name it, or raise PGCONNECT_TIMEOUT."
+        ) from None
+
+
+def _connect_postgres(read_only: bool) -> Any:
+    raw = open_postgres("dmf")
     raw.set_session(readonly=read_only)
     return raw
 
@@ -183,7 +233,7 @@ class ServerLock:
     the connection's application_name, which a waiter reads back to name it."""
 
     def __init__(self, key: str, label: str) -> None:
-        self._raw = psycopg2.connect("", application_name=label[:63])
+        self._raw = open_postgres(label)
         self._raw.autocommit = True
         self._key = key
 
@@ -206,8 +256,50 @@ class ServerLock:
         row = cursor.fetchone()
         return f"`{row[0]}` from {row[1]}, connected since {row[2]} UTC" if row else None
 
+    def still_held(self) -> bool:
+        """Whether this lock's session is alive and still holds the lock. A server restart (or a
+        DBA's pg_terminate_backend) ends the session and with it the lock, while the run's other
+        connections simply connect again: a second run could then take the lock and build beside
+        this one."""
+        try:
+            cursor = self._raw.cursor()
+            cursor.execute(
+                "select count(*) from pg_locks where locktype = 'advisory' and granted "
+                "and pid = pg_backend_pid() and objid = hashtext(%s)::oid",
+                (self._key,),
+            )
+            return bool(cursor.fetchone()[0])
+        except psycopg2.Error:  # the session is gone (server restarted, backend terminated)
+            return False
+
     def close(self) -> None:
         self._raw.close()
+
+
+def lock_holders(con: Connection, schema_names: Sequence[str]) -> list[tuple[int, str]]:
+    """The other sessions holding a lock on a table of these schemas, each its pid and in words,
+    oldest transaction first: "pid 4242 `Metabase` from 10.0.0.7, idle in transaction since
+    2026-12-01 22:31:05 UTC".
+    What a build's lock timeout waited for (pg_locks and pg_stat_activity, PostgreSQL only)."""
+    marks = ", ".join("?" for _ in schema_names)
+    found = con.execute(
+        "select distinct a.pid, a.application_name, coalesce(host(a.client_addr), 'local'), a.state, "
+        "to_char(coalesce(a.xact_start, a.state_change) at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+        "coalesce(a.xact_start, a.state_change) "
+        "from pg_locks as l join pg_class as c on c.oid = l.relation "
+        "join pg_namespace as n on n.oid = c.relnamespace join pg_stat_activity as a on a.pid = l.pid "
+        f"where l.granted and n.nspname in ({marks}) and a.pid <> pg_backend_pid() "
+        "and l.database = (select oid from pg_database where datname = current_database()) "
+        "order by 6, 1",
+        list(schema_names),
+    ).fetchall()
+    return [
+        (
+            pid,
+            f"pid {pid} `{name or 'no application_name'}` from {client}, {state or 'state unknown'} since {since} UTC",
+        )
+        for pid, name, client, state, since, _ in found
+    ]
 
 
 def exists(settings: Settings) -> bool:
@@ -267,7 +359,8 @@ def postgres_credentials() -> dict[str, Any]:
             "username": info.user,
             "password": info.password,
             "database": info.dbname,
-            "query": {"sslmode": params.get("sslmode", "prefer")},
+            "connect_timeout": connect_timeout_s(),  # dlt's own field (its default is 15 s)
+            "query": {"sslmode": params.get("sslmode", "prefer"), **{k: str(v) for k, v in KEEPALIVES.items()}},
         }
     finally:
         raw.close()
@@ -278,7 +371,4 @@ def describe(settings: Settings) -> str:
     """The warehouse in words for messages and logs: the file, or the server without secrets."""
     if settings.warehouse == "duckdb":
         return str(settings.duckdb_path)
-    host = os.environ.get("PGHOST", "localhost")
-    port = os.environ.get("PGPORT", "5432")
-    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER", "")
-    return f"PostgreSQL {host}:{port}/{database}"
+    return f"PostgreSQL {server_name()}"

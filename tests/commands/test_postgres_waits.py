@@ -12,11 +12,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, timedelta
 
+import psycopg2
 import pytest
 
-from support.scenarios import dmf_process_env
+from dmf_watch.core import warehouse
+from dmf_watch.simulator.server import SimulatorServer
+from support.mfds import SERVICE_KEY, small_registry
+from support.postgres import drop_schemas, on_postgres
+from support.scenarios import DaysSource, dmf_process_env, run_days, settings_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
@@ -92,3 +97,62 @@ def test_a_port_that_never_answers_ends_the_run_at_the_connect_timeout(simulator
         f"dmf: the PostgreSQL server 127.0.0.1:{port}/dmf did not answer within 2 s (PGCONNECT_TIMEOUT): "
         "check that the server is up and that PGHOST and PGPORT name it, or raise PGCONNECT_TIMEOUT."
     )
+
+
+def _marts(settings) -> dict[str, list[tuple]]:
+    marts = warehouse.schemas(settings).marts
+    with warehouse.connect(settings, read_only=True) as con:
+        return {
+            "events": con.execute(f"select event_id from {marts}.dmf_events order by 1").fetchall(),
+            "days": con.execute(f"select as_of_date, verdict from {marts}.dmf_day_decisions order by 1").fetchall(),
+        }
+
+
+@pytest.mark.fault("a BI session idle in transaction holds a mart")
+def test_a_bi_session_idle_in_transaction_stops_the_build_at_the_lock_timeout_naming_it(postgres, tmp_path):
+    """A BI session idle in a transaction that read the marts: the build stops after DMF_PG_LOCK_TIMEOUT_S naming it (application_name, state), exit 1, marts unchanged; after it ends the next run succeeds."""
+    settings = on_postgres(settings_in(tmp_path), "bi_lock")
+    registry = small_registry(200, DAY)
+    days = {DAY: registry.items_for(1), DAY + timedelta(days=1): registry.items_for(2)}
+    marts = warehouse.schemas(settings).marts
+    bi = None
+    try:
+        run_days(settings, DaysSource(days), [(DAY, None)], SERVICE_KEY)
+        before = _marts(settings)
+
+        bi = psycopg2.connect("", application_name="Metabase dashboard")
+        cursor = bi.cursor()  # psycopg2 opens a transaction; it stays open, idle, holding its locks
+        cursor.execute(f"select count(*) from {marts}.dmf_events")
+        cursor.execute(f"select count(*) from {marts}.dmf_day_decisions")
+
+        with SimulatorServer(DaysSource(days), service_key=SERVICE_KEY) as sim:
+            sim.set_day(DAY + timedelta(days=1))
+            env = dmf_process_env(
+                tmp_path,
+                sim.base_url,
+                DMF_WAREHOUSE="postgres",
+                DMF_SCHEMA_PREFIX=settings.schema_prefix,
+                DMF_PG_LOCK_TIMEOUT_S="2",
+            )
+            blocked = _dmf(env, "run", "--as-of", (DAY + timedelta(days=1)).isoformat())
+            _, err = blocked.communicate(timeout=HANG_BOUND_S)
+            assert blocked.returncode == 1, err[-3000:]
+            line = _one_line(err)
+            assert line.startswith("dmf: the build waited 2 s (DMF_PG_LOCK_TIMEOUT_S) for a table lock on PostgreSQL ")
+            assert f"held by pid {bi.get_backend_pid()} `Metabase dashboard` from " in line
+            assert ", idle in transaction since " in line
+            assert f"select pg_terminate_backend({bi.get_backend_pid()})" in line
+            assert _marts(settings) == before  # the marts it held are as the last build left them
+
+            bi.close()  # the BI user closes the dashboard
+            bi = None
+            after = _dmf(env, "run", "--as-of", (DAY + timedelta(days=1)).isoformat())
+            _, err = after.communicate(timeout=HANG_BOUND_S)
+            assert after.returncode == 0, err[-3000:]
+        published = _marts(settings)
+        assert published["days"] == [(DAY, "accepted"), (DAY + timedelta(days=1), "accepted")]
+        assert len(published["events"]) > len(before["events"])
+    finally:
+        if bi is not None:
+            bi.close()
+        drop_schemas(settings)

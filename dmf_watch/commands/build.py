@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
+from dmf_watch.commands.lock import check_lock_held
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
@@ -346,6 +347,7 @@ def build(
     """
     if check_seeds:
         check_seed_files(settings)
+    check_lock_held("the build")
     if not after_load:
         _migrate_raw_items(settings)
     started = datetime.now(UTC)

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, timedelta
@@ -155,4 +156,54 @@ def test_a_bi_session_idle_in_transaction_stops_the_build_at_the_lock_timeout_na
     finally:
         if bi is not None:
             bi.close()
+        drop_schemas(settings)
+
+
+def _backend_of(settings, pid: int) -> int | None:
+    """The server pid of the session holding the run lock of the `dmf` process `pid`."""
+    with warehouse.connect(settings, read_only=True) as con:
+        row = con.execute(
+            "select pid from pg_stat_activity where application_name like ?", [f"dmf run % pid {pid} on %"]
+        ).fetchone()
+    return row[0] if row else None
+
+
+@pytest.mark.fault("the PostgreSQL server restarts during a run (the run lock lost)")
+def test_a_run_that_lost_its_lock_stops_before_the_build(postgres, tmp_path):
+    """The run lock's session terminated during the load (as a server restart ends it): the run stops before the build, exit 1, one line; the next run succeeds."""
+    settings = on_postgres(settings_in(tmp_path), "lock_lost")
+    registry = small_registry(200, DAY)
+    days = {DAY: registry.items_for(1)}
+    try:
+        with SimulatorServer(DaysSource(days), service_key=SERVICE_KEY) as sim:
+            sim.set_day(DAY)
+            sim.set_faults("slow:6@times=1")  # the first page takes 6 s: the run is in its load
+            env = dmf_process_env(
+                tmp_path, sim.base_url, DMF_WAREHOUSE="postgres", DMF_SCHEMA_PREFIX=settings.schema_prefix
+            )
+            run = _dmf(env, "run", "--as-of", DAY.isoformat())
+            backend = None
+            while backend is None and run.poll() is None:
+                backend = _backend_of(settings, run.pid)
+                time.sleep(0.05)
+            assert backend is not None, "the run never took its lock"
+            with warehouse.connect(settings) as con:
+                con.execute("select pg_terminate_backend(?)", [backend])
+            _, err = run.communicate(timeout=HANG_BOUND_S)
+            assert run.returncode == 1, err[-3000:]
+            assert _one_line(err) == (
+                f"dmf: this run lost its lock on the warehouse PostgreSQL {warehouse.server_name()} (its session "
+                "ended: the server restarted or the session was terminated) and stopped before the build, as "
+                "another run may hold the warehouse now: run it again once the server is up; it waits for any "
+                "run that holds the warehouse."
+            )
+            with warehouse.connect(settings, read_only=True) as con:
+                assert not warehouse.table_exists(con, warehouse.schemas(settings).marts, "dmf_day_decisions")
+
+            sim.set_faults(None)
+            again = _dmf(env, "run", "--as-of", DAY.isoformat())
+            _, err = again.communicate(timeout=HANG_BOUND_S)
+            assert again.returncode == 0, err[-3000:]
+        assert _marts(settings)["days"] == [(DAY, "accepted")]
+    finally:
         drop_schemas(settings)

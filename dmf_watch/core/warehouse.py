@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+import select
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,9 +29,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 import psycopg2
+import psycopg2.extensions
 import yaml
 
 from dmf_watch.core.errors import ConfigError, DmfError
+from dmf_watch.core.interrupts import RunInterrupted
 
 if TYPE_CHECKING:
     from dmf_watch.core.config import Settings
@@ -199,6 +203,63 @@ def open_postgres(application_name: str) -> Any:
             f"the PostgreSQL server {server_name()} did not answer within {timeout} s (PGCONNECT_TIMEOUT): "
             "check that the server is up and that PGHOST and PGPORT name it, or raise PGCONNECT_TIMEOUT."
         ) from None
+
+
+# What ConnectionInfo.status (libpq's PQstatus) reports of a connection that is established.
+_CONNECTION_OK = 0
+# A run stopped while it had waited this long for the server names the server in its line.
+NAMED_WAIT_S = 1.0
+
+
+def _wait(conn: Any) -> None:
+    """psycopg2's wait callback (its documented "green" mode, set_wait_callback): libpq's waits for
+    the server happen here, in Python's select(), instead of in C. A signal handler of the run then
+    runs while PostgreSQL keeps it waiting: SIGTERM, SIGINT and the run's deadline raise in the
+    middle of a connect or a statement, psycopg2 closes that connection (the server rolls back what
+    it had begun), and the run stops with its line. libpq does not time out a connect made this
+    way, so the connect timeout is kept here."""
+    started = time.monotonic()
+    deadline = None
+    try:
+        while True:
+            state = conn.poll()
+            if state == psycopg2.extensions.POLL_OK:
+                return
+            if deadline is None and conn.info.status != _CONNECTION_OK and connect_timeout_s() > 0:
+                deadline = time.monotonic() + connect_timeout_s()
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise psycopg2.OperationalError("timeout expired")
+            if state == psycopg2.extensions.POLL_READ:
+                select.select([conn.fileno()], [], [], remaining)
+            elif state == psycopg2.extensions.POLL_WRITE:
+                select.select([], [conn.fileno()], [], remaining)
+            else:
+                raise psycopg2.OperationalError(f"bad state from poll: {state}")
+    except RunInterrupted as stopped:
+        waited = time.monotonic() - started
+        if waited >= NAMED_WAIT_S:  # a stop in the middle of a quick statement names no server
+            stopped.waiting_for = (
+                f"PostgreSQL {server_name()}, which had not answered for {waited:.0f} s "
+                "(check that the server is up and answering)"
+            )
+        raise
+
+
+@contextmanager
+def interruptible_waits(settings: Settings) -> Iterator[None]:
+    """On PostgreSQL, every wait of this process for the server (this module's connections,
+    dlt's and dbt's, which all use psycopg2) is one a signal interrupts, for the length of the
+    block: see _wait. Without it libpq blocks in C, and a server that stops answering keeps the
+    run past SIGTERM and its deadline, for ever."""
+    if settings.warehouse != "postgres":
+        yield
+        return
+    psycopg2.extensions.set_wait_callback(_wait)
+    try:
+        yield
+    finally:
+        psycopg2.extensions.set_wait_callback(None)
 
 
 def _connect_postgres(read_only: bool) -> Any:

@@ -6,6 +6,7 @@ restart) stops before it builds."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -48,8 +49,8 @@ def _one_line(stderr: str) -> str:
 
 
 @contextmanager
-def _silent_port() -> Iterator[int]:
-    """A loopback port that accepts connections and never sends a byte."""
+def _silent_port() -> Iterator[tuple[int, list[socket.socket]]]:
+    """A loopback port that accepts connections and never sends a byte, and what it accepted."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
@@ -67,7 +68,7 @@ def _silent_port() -> Iterator[int]:
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
     try:
-        yield listener.getsockname()[1]
+        yield listener.getsockname()[1], accepted
     finally:
         stop.set()
         thread.join()
@@ -79,7 +80,7 @@ def _silent_port() -> Iterator[int]:
 @pytest.mark.fault("a PostgreSQL port that accepts and never answers")
 def test_a_port_that_never_answers_ends_the_run_at_the_connect_timeout(simulator, tmp_path):
     """`dmf run` against a port that accepts and never answers: exit 1 at the connect timeout, one line naming the server."""
-    with _silent_port() as port:
+    with _silent_port() as (port, _):
         env = dmf_process_env(
             tmp_path,
             simulator.base_url,
@@ -98,6 +99,38 @@ def test_a_port_that_never_answers_ends_the_run_at_the_connect_timeout(simulator
         f"dmf: the PostgreSQL server 127.0.0.1:{port}/dmf did not answer within 2 s (PGCONNECT_TIMEOUT): "
         "check that the server is up and that PGHOST and PGPORT name it, or raise PGCONNECT_TIMEOUT."
     )
+
+
+@pytest.mark.fault("a PostgreSQL port that accepts and never answers")
+@pytest.mark.parametrize("stop", ["deadline", "SIGTERM"])
+def test_the_deadline_and_sigterm_stop_a_run_waiting_on_a_silent_server(simulator, tmp_path, stop):
+    """A run waiting on a silent server with no useful connect timeout: its deadline or SIGTERM still stops it, exit 1, one line naming the server."""
+    with _silent_port() as (port, accepted):
+        env = dmf_process_env(
+            tmp_path,
+            simulator.base_url,
+            DMF_WAREHOUSE="postgres",
+            PGHOST="127.0.0.1",
+            PGPORT=str(port),
+            PGDATABASE="dmf",
+            PGUSER="dmf",
+            PGCONNECT_TIMEOUT=str(HANG_BOUND_S),  # libpq alone would wait this long
+            DMF_RUN_DEADLINE_S="3" if stop == "deadline" else "0",
+        )
+        run = _dmf(env, "run", "--as-of", DAY.isoformat())
+        if stop == "SIGTERM":
+            while not accepted and run.poll() is None:
+                time.sleep(0.05)
+            time.sleep(1.5)  # waited long enough for the line to name what it waited for
+            run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=HANG_BOUND_S)
+    assert run.returncode == 1
+    cause = "its deadline (DMF_RUN_DEADLINE_S = 3 s)" if stop == "deadline" else "SIGTERM"
+    line = _one_line(err)
+    assert line.startswith(
+        f"dmf: stopped by {cause} while waiting for PostgreSQL 127.0.0.1:{port}/dmf, which had not "
+    ), line
+    assert line.endswith(" s (check that the server is up and answering); nothing was left half-done."), line
 
 
 def _marts(settings) -> dict[str, list[tuple]]:

@@ -267,6 +267,8 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
             f"nothing was published. Fix the dbt project and run `dmf build` again "
             f"(details in {settings.state_dir / 'logs' / 'dbt.log'})."
         )
+    if invocation.returncode != 0 and settings.warehouse == "postgres" and LOCK_TIMEOUT_MARKER in output:
+        raise BuildLockTimeout(lock_timeout_message(settings))  # a hook's statement (on-run-end), or a node's
     if not hasattr(invocation.result, "results"):
         last = output.strip().splitlines()[-1:] or ["no output"]
         raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
@@ -284,7 +286,7 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
             failures.append(f"{name}: {(result.message or status).splitlines()[0]}")
         gate_fired = gate_fired or (status == "fail" and f".{GATE_TEST}" in unique_id)
         lock_timeout = lock_timeout or (status == "error" and LOCK_TIMEOUT_MARKER in (result.message or ""))
-    if settings.warehouse == "postgres" and (lock_timeout or LOCK_TIMEOUT_MARKER in output):
+    if settings.warehouse == "postgres" and lock_timeout:
         raise BuildLockTimeout(lock_timeout_message(settings))
     notes = [line[line.index("gate rejections:") :] for line in output.splitlines() if "gate rejections:" in line]
     return BuildOutcome(

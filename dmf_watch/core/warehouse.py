@@ -339,27 +339,27 @@ class ServerLock:
 
 def lock_holders(con: Connection, schema_names: Sequence[str]) -> list[tuple[int, str]]:
     """The other sessions holding a lock on a table of these schemas, each its pid and in words,
-    oldest transaction first: "pid 4242 `Metabase` from 10.0.0.7, idle in transaction since
-    2026-12-01 22:31:05 UTC".
-    What a build's lock timeout waited for (pg_locks and pg_stat_activity, PostgreSQL only)."""
+    those idle in a transaction first (what blocks a build most often), then the oldest: "pid 4242
+    `Metabase` from 10.0.0.7, idle in transaction (open since 2026-12-01 22:31:05 UTC)". What a
+    build's lock timeout waited for (pg_locks and pg_stat_activity, PostgreSQL only)."""
     marks = ", ".join("?" for _ in schema_names)
     found = con.execute(
         "select distinct a.pid, a.application_name, coalesce(host(a.client_addr), 'local'), a.state, "
         "to_char(coalesce(a.xact_start, a.state_change) at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
-        "coalesce(a.xact_start, a.state_change) "
+        "coalesce(a.xact_start, a.state_change), a.state in ('idle in transaction', 'idle in transaction (aborted)') "
         "from pg_locks as l join pg_class as c on c.oid = l.relation "
         "join pg_namespace as n on n.oid = c.relnamespace join pg_stat_activity as a on a.pid = l.pid "
         f"where l.granted and n.nspname in ({marks}) and a.pid <> pg_backend_pid() "
         "and l.database = (select oid from pg_database where datname = current_database()) "
-        "order by 6, 1",
+        "order by 7 desc, 6, 1",
         list(schema_names),
     ).fetchall()
     return [
         (
             pid,
-            f"pid {pid} `{name or 'no application_name'}` from {client}, {state or 'state unknown'} since {since} UTC",
+            f"pid {pid} `{name or 'no application_name'}` from {client}, {state or 'state unknown'} (open since {since} UTC)",
         )
-        for pid, name, client, state, since, _ in found
+        for pid, name, client, state, since, _, _ in found
     ]
 
 

@@ -6,6 +6,7 @@ restart) stops before it builds."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -240,4 +241,55 @@ def test_a_run_that_lost_its_lock_stops_before_the_build(postgres, tmp_path):
             assert again.returncode == 0, err[-3000:]
         assert _marts(settings)["days"] == [(DAY, "accepted")]
     finally:
+        drop_schemas(settings)
+
+
+@pytest.mark.fault("the PostgreSQL server stops answering during a run")
+def test_sigterm_stops_a_run_whose_server_stopped_answering(postgres, tmp_path):
+    """The run lock's backend stopped (SIGSTOP) during the load: the run hangs on it until SIGTERM, then stops in one line naming the server, exit 1; the next run succeeds."""
+    settings = on_postgres(settings_in(tmp_path), "silent_backend")
+    registry = small_registry(200, DAY)
+    days = {DAY: registry.items_for(1)}
+    backend = None
+    try:
+        with SimulatorServer(DaysSource(days), service_key=SERVICE_KEY) as sim:
+            sim.set_day(DAY)
+            sim.set_faults("slow:3@times=1")  # the run is in its load when its lock's backend stops
+            env = dmf_process_env(
+                tmp_path, sim.base_url, DMF_WAREHOUSE="postgres", DMF_SCHEMA_PREFIX=settings.schema_prefix
+            )
+            run = _dmf(env, "run", "--as-of", DAY.isoformat())
+            while backend is None and run.poll() is None:
+                backend = _backend_of(settings, run.pid)
+                time.sleep(0.05)
+            assert backend is not None, "the run never took its lock"
+            os.kill(backend, signal.SIGSTOP)  # that server process no longer answers
+            log = tmp_path / "state" / "logs" / "dmf.log"
+            while run.poll() is None and f"run {DAY}  load" not in (log.read_text() if log.exists() else ""):
+                time.sleep(0.1)
+            time.sleep(3)  # the run now waits on the stopped backend (it checks its lock before the build)
+            run.send_signal(signal.SIGTERM)
+            _, err = run.communicate(timeout=HANG_BOUND_S)
+            assert run.returncode == 1, err[-3000:]
+            line = _one_line(err)
+            print(line)
+            assert line.startswith(
+                f"dmf: stopped by SIGTERM during the build of {DAY} while waiting for PostgreSQL "
+                f"{warehouse.server_name()}, which had not answered for "
+            ), line
+            assert line.endswith(
+                "s (check that the server is up and answering); the build was not finished; the marts stay as "
+                "the last complete build left them and the next run builds again."
+            ), line
+            os.kill(backend, signal.SIGCONT)
+            backend = None
+
+            sim.set_faults(None)
+            again = _dmf(env, "run", "--as-of", DAY.isoformat())
+            _, err = again.communicate(timeout=HANG_BOUND_S)
+            assert again.returncode == 0, err[-3000:]
+        assert _marts(settings)["days"] == [(DAY, "accepted")]
+    finally:
+        if backend is not None:
+            os.kill(backend, signal.SIGCONT)
         drop_schemas(settings)

@@ -293,3 +293,34 @@ def test_sigterm_stops_a_run_whose_server_stopped_answering(postgres, tmp_path):
         if backend is not None:
             os.kill(backend, signal.SIGCONT)
         drop_schemas(settings)
+
+
+def test_dbt_sessions_get_the_lock_timeout_after_the_users_pgoptions(monkeypatch, tmp_path):
+    """dbt's sessions on PostgreSQL start with lock_timeout appended to the user's PGOPTIONS, and the connect timeout; none on DuckDB."""
+    import dataclasses
+
+    from dmf_watch.commands.build import _postgres_session
+    from dmf_watch.core.errors import ConfigError
+
+    settings = dataclasses.replace(settings_in(tmp_path), warehouse="postgres", pg_lock_timeout_s=2.5)
+    monkeypatch.setenv("PGOPTIONS", "-c statement_timeout=0")
+    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+    assert _postgres_session(settings) == {
+        "PGCONNECT_TIMEOUT": str(warehouse.DEFAULT_CONNECT_TIMEOUT_S),
+        "PGOPTIONS": "-c statement_timeout=0 -c lock_timeout=2500",
+    }
+    assert _postgres_session(dataclasses.replace(settings, warehouse="duckdb")) == {}
+    monkeypatch.setenv("PGCONNECT_TIMEOUT", "soon")
+    with pytest.raises(ConfigError, match=r"^PGCONNECT_TIMEOUT must be a whole number of seconds"):
+        _postgres_session(settings)
+
+
+def test_the_lock_timeout_setting_is_seconds_above_zero():
+    """DMF_PG_LOCK_TIMEOUT_S defaults to 60 s and refuses 0 (no bound) in one line."""
+    from dmf_watch.core.config import load_settings
+    from dmf_watch.core.errors import ConfigError
+
+    assert load_settings({}).pg_lock_timeout_s == 60
+    assert load_settings({"DMF_PG_LOCK_TIMEOUT_S": "2"}).pg_lock_timeout_s == 2
+    with pytest.raises(ConfigError, match=r"^DMF_PG_LOCK_TIMEOUT_S must be a number of seconds above 0, not '0'\.$"):
+        load_settings({"DMF_PG_LOCK_TIMEOUT_S": "0"})

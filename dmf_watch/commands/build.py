@@ -32,6 +32,7 @@ from datetime import UTC, date, datetime
 from importlib import metadata
 from typing import Any
 
+from dmf_watch.commands.lock import check_lock_held
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
@@ -55,6 +56,15 @@ NO_LOAD_MARKER = "holds no load yet"
 UNRECORDED_MARKER = "cannot record the gate rejection:"
 # The line the hook publish_marts (macros/publish_marts.sql) logs when the readers' marts were replaced.
 PUBLISHED_MARKER = "marts published:"
+
+
+# The end of PostgreSQL's message when lock_timeout cancels a statement ("canceling statement due
+# to lock timeout"), as dbt passes it on in a failed node's message.
+LOCK_TIMEOUT_MARKER = "due to lock timeout"
+
+
+class BuildLockTimeout(DmfError):
+    """A statement of the build waited longer than DMF_PG_LOCK_TIMEOUT_S for another session's lock."""
 
 
 class NoLoadStored(DmfError):
@@ -153,6 +163,7 @@ def invoke_dbt(
     with _environment(
         dict(
             env or {},
+            **_postgres_session(settings),
             DMF_WAREHOUSE=settings.warehouse,  # the profile's target
             DMF_SCHEMA_PREFIX=settings.schema_prefix,
             DMF_DUCKDB_PATH=str(settings.duckdb_path),
@@ -168,6 +179,51 @@ def invoke_dbt(
         lines.append(f"{type(done.exception).__name__}: {done.exception}")
     returncode = 0 if done.success else 2 if done.exception is not None else 1
     return DbtInvocation(returncode, "\n".join(lines), done.result)
+
+
+def _postgres_session(settings: Settings) -> dict[str, str]:
+    """What every session dbt opens on PostgreSQL starts with, through libpq's own variables: the
+    connect timeout the profile reads, and a `lock_timeout` in PGOPTIONS (appended to any the
+    user set). PGOPTIONS and not an on-run-start hook: dbt opens a connection per thread and again
+    after each node, and a hook's `set` reaches only the one it runs on, while libpq sends PGOPTIONS
+    at the start of each of them; and not a profile field, because dbt-postgres has none for it.
+    A BI session idle in a transaction that read a mart then stops the table swap after
+    DMF_PG_LOCK_TIMEOUT_S, not after the run's deadline."""
+    if settings.warehouse != "postgres":
+        return {}
+    options = os.environ.get("PGOPTIONS", "").strip()
+    lock_timeout = f"-c lock_timeout={round(settings.pg_lock_timeout_s * 1000)}"
+    return {
+        "PGCONNECT_TIMEOUT": str(warehouse.connect_timeout_s()),
+        "PGOPTIONS": f"{options} {lock_timeout}".strip(),
+    }
+
+
+def lock_timeout_message(settings: Settings) -> str:
+    """The line of a build its lock timeout stopped: who holds the lock (pg_locks and
+    pg_stat_activity on the build's schemas), and what to do."""
+    layers = warehouse.schemas(settings)
+    try:
+        with warehouse.connect(settings, read_only=True) as con:
+            holders = warehouse.lock_holders(
+                con, [layers.raw, layers.staging, layers.intermediate, layers.marts, layers.seeds]
+            )
+    except warehouse.Error:
+        holders = []
+    if holders:
+        pid, first = holders[0]
+        who = first + (f" (and {len(holders) - 1} more session(s))" if len(holders) > 1 else "")
+        advice = (
+            f"ask its owner to end that transaction, or end the session (`select pg_terminate_backend({pid})`), "
+            "then run the command again"
+        )
+    else:
+        who = "another session, which has let go of it since"
+        advice = "run the command again"
+    return (
+        f"the build waited {settings.pg_lock_timeout_s:g} s (DMF_PG_LOCK_TIMEOUT_S) for a table lock on "
+        f"{warehouse.describe(settings)} held by {who}; the build stopped there: {advice}."
+    )
 
 
 def parse_project(settings: Settings) -> Any:
@@ -214,12 +270,14 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
             f"nothing was published. Fix the dbt project and run `dmf build` again "
             f"(details in {settings.state_dir / 'logs' / 'dbt.log'})."
         )
+    if invocation.returncode != 0 and settings.warehouse == "postgres" and LOCK_TIMEOUT_MARKER in output:
+        raise BuildLockTimeout(lock_timeout_message(settings))  # a hook's statement (on-run-end), or a node's
     if not hasattr(invocation.result, "results"):
         last = output.strip().splitlines()[-1:] or ["no output"]
         raise DmfError(f"dbt could not run: {last[0]} (see {settings.state_dir / 'logs' / 'dbt.log'}).")
     counts: dict[str, int] = {}
     failures: list[str] = []
-    gate_fired = False
+    gate_fired = lock_timeout = False
     for result in invocation.result.results:
         status = str(getattr(result.status, "value", result.status))
         unique_id = result.node.unique_id
@@ -230,6 +288,9 @@ def _outcome(settings: Settings, invocation: DbtInvocation) -> BuildOutcome:
             name = unique_id.split(".")[-1] if unique_id.count(".") < 3 else unique_id.split(".")[2]
             failures.append(f"{name}: {(result.message or status).splitlines()[0]}")
         gate_fired = gate_fired or (status == "fail" and f".{GATE_TEST}" in unique_id)
+        lock_timeout = lock_timeout or (status == "error" and LOCK_TIMEOUT_MARKER in (result.message or ""))
+    if settings.warehouse == "postgres" and lock_timeout:
+        raise BuildLockTimeout(lock_timeout_message(settings))
     notes = [line[line.index("gate rejections:") :] for line in output.splitlines() if "gate rejections:" in line]
     if invocation.returncode != 0 and not failures:  # an on-run-end hook failed (the publish): no node did
         failures.append(_operation_message(output))
@@ -298,6 +359,7 @@ def build(
     """
     if check_seeds:
         check_seed_files(settings)
+    check_lock_held("the build")
     if not after_load:
         _migrate_raw_items(settings)
     started = datetime.now(UTC)

@@ -445,10 +445,12 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command not in LOCKED_COMMANDS:
         return dispatch(args, settings)
     from dmf_watch.commands.lock import warehouse_lock
+    from dmf_watch.core import warehouse
 
     target = _lock_target(args, settings)
     with (
         interruptible(settings.run_deadline_s),
+        warehouse.interruptible_waits(target),
         warehouse_lock(target, _command_line(args), settings.lock_wait_s),
     ):
         if args.command in LIVE_LOAD_COMMANDS:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from dmf_watch.commands.build import build
+from dmf_watch.commands.lock import check_lock_held
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import ConfigError, DmfError
@@ -124,6 +125,7 @@ def decide_load(
             raise DmfError(problem)
         assert load is not None
         before = published_counts(con)
+        check_lock_held("recording the decision")
         table = f"{con.schemas.raw}.{DECISIONS_TABLE}"
         con.execute(f"alter table {table} add column if not exists decision_seq bigint")
         ((latest,),) = con.execute(f"select max(decision_seq) from {table}").fetchall()

@@ -35,6 +35,30 @@ class WarehouseBusy(DmfError):
     """Another dmf process held the warehouse for longer than the configured wait."""
 
 
+class LockLost(DmfError):
+    """The session holding this run's advisory lock on PostgreSQL ended (a server restart, a
+    terminated backend): another run may hold the warehouse now."""
+
+
+# The server locks this process holds, and the warehouse each is for (check_lock_held reads them).
+_held: list[tuple[warehouse.ServerLock, str]] = []
+
+
+def check_lock_held(before: str) -> None:
+    """Stops the command, before it publishes (`before`: "the build", ...), when its lock on the
+    server is gone. On PostgreSQL the lock lives as long as its own session; a server restart ends
+    that session while every other connection of the run simply connects again, and a second run
+    can then take the lock and build beside this one. A no-op without a server lock (DuckDB's
+    flock cannot be lost while the process lives)."""
+    for lock, where in _held:
+        if not lock.still_held():
+            raise LockLost(
+                f"this run lost its lock on the warehouse {where} (its session ended: the server restarted or "
+                f"the session was terminated) and stopped before {before}, as another run may hold the warehouse "
+                "now: run it again once the server is up; it waits for any run that holds the warehouse."
+            )
+
+
 def lock_path(duckdb_path: Path) -> Path:
     return duckdb_path.with_name(duckdb_path.name + ".lock")
 
@@ -83,7 +107,11 @@ def _server_lock(settings: Settings, command: str, wait_s: float) -> Iterator[No
                 log.info("waiting up to %g s for the warehouse lock held by %s", wait_s, holder)
                 announced = True
             time.sleep(POLL_S)
-        yield
+        _held.append((lock, warehouse.describe(settings)))
+        try:
+            yield
+        finally:
+            _held.remove((lock, warehouse.describe(settings)))
     finally:
         lock.close()  # ending the session releases the lock
 

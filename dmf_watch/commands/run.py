@@ -16,6 +16,7 @@ from pathlib import Path
 
 from dmf_watch.commands.backup import back_up_after_run
 from dmf_watch.commands.build import build
+from dmf_watch.commands.lock import check_lock_held
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
@@ -72,6 +73,7 @@ def run_day(
     try:
         outcome = _run_day(settings, as_of, service_key=service_key, echo=echo, stage=stage)
         stage.name = "notify"
+        check_lock_held("sending the day's messages")
         notified = notify_day(settings, as_of, outbox=outbox)
         echo(f"{as_of}  notify  {notified.summary()}")
         if notified.recorded:  # the daily operations sheet lists alerts and deliveries: show today's

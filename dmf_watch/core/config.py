@@ -36,6 +36,9 @@ DEFAULT_RUN_DEADLINE_S = 3600.0
 # whole list (a full load is about 19 pages and a minute).
 DEFAULT_PAGE_DEADLINE_S = 120.0
 DEFAULT_LOAD_DEADLINE_S = 1800.0
+# How long a build's statement on PostgreSQL waits for a table lock another session holds (a BI
+# tool idle in a transaction that read a mart) before the build stops and names that session.
+DEFAULT_PG_LOCK_TIMEOUT_S = 60.0
 # The registry has no DMF before the system began; an earlier date is a typo, not a replay.
 EARLIEST_AS_OF = date(2000, 1, 1)
 
@@ -66,6 +69,8 @@ class Settings:
     # name) and a prefix for every schema, so developers can share one server.
     warehouse: str = "duckdb"
     schema_prefix: str = ""
+    # On PostgreSQL: how long the build's DDL waits for a lock another session holds.
+    pg_lock_timeout_s: float = DEFAULT_PG_LOCK_TIMEOUT_S
 
     def with_paths(self, *, duckdb_path: Path, reports_dir: Path, state_dir: Path) -> Settings:
         """Another warehouse, reports and state; the backups move with the state unless set apart."""
@@ -106,6 +111,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         backup_keep=_days(env, "DMF_BACKUP_KEEP", 7),
         warehouse=_warehouse(env),
         schema_prefix=_schema_prefix(env),
+        pg_lock_timeout_s=_positive_seconds(env, "DMF_PG_LOCK_TIMEOUT_S", DEFAULT_PG_LOCK_TIMEOUT_S),
     )
 
 

@@ -37,13 +37,18 @@ class RunInterrupted(KeyboardInterrupt):
         self.cause = cause
         self.stage: str | None = None
         self.day: str | None = None
+        # What the run had been waiting for when it stopped, when that was long enough to matter
+        # ("PostgreSQL db1:5432/dmf, which had not answered for 40 s (...)"): the server to check.
+        self.waiting_for: str | None = None
 
     def sentence(self, day: str | None = None) -> str:
         day = self.day or day
         where = f" during the {self.stage}" + (f" of {day}" if day else "") if self.stage else ""
+        waiting = f" while waiting for {self.waiting_for}" if self.waiting_for else ""
         after = AFTERMATH.get(self.stage or "", "nothing was left half-done")
         return (
-            f"stopped by {self.cause}{where}; {after.replace('--as-of D', f'--as-of {day}' if day else '--as-of D')}."
+            f"stopped by {self.cause}{where}{waiting}; "
+            f"{after.replace('--as-of D', f'--as-of {day}' if day else '--as-of D')}."
         )
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+import select
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +29,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 import psycopg2
+import psycopg2.extensions
 import yaml
+
+from dmf_watch.core.errors import ConfigError, DmfError
+from dmf_watch.core.interrupts import RunInterrupted
 
 if TYPE_CHECKING:
     from dmf_watch.core.config import Settings
@@ -49,6 +55,19 @@ LOADER_TABLES = ("dmf_item_versions", "dmf_load_items", "load_runs")
 NO_LOAD_ADVICE = "load first with `dmf run` (or `dmf load`), or try `dmf demo`"
 
 PROJECT_FILE = Path(__file__).resolve().parents[2] / "dbt_project.yml"
+
+# Every PostgreSQL connection (this module's, dlt's, dbt's through profiles.yml) gives up
+# connecting after PGCONNECT_TIMEOUT seconds, libpq's own variable, or this many when it is unset:
+# without it a port that accepts and never answers holds a run for ever, and libpq blocks in C
+# where no signal handler of the run (SIGTERM, the deadline) gets to run.
+DEFAULT_CONNECT_TIMEOUT_S = 30
+# TCP keepalives on every connection: a server host that vanished mid-statement is noticed after
+# about a minute (30 s idle, then 3 probes 10 s apart) instead of the kernel's two hours.
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
+
+
+class WarehouseUnreachable(DmfError):
+    """The PostgreSQL server did not answer within the connect timeout."""
 
 
 class Cursor(Protocol):
@@ -149,10 +168,102 @@ class Connection:
         self._raw.execute("commit")
 
 
-def _connect_postgres(read_only: bool) -> Any:
-    # Every parameter from the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD or
+def connect_timeout_s() -> int:
+    """libpq's connect timeout as every connection of a run uses it: PGCONNECT_TIMEOUT (whole
+    seconds; 0 waits for ever, as libpq reads it), DEFAULT_CONNECT_TIMEOUT_S when unset."""
+    raw = os.environ.get("PGCONNECT_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_CONNECT_TIMEOUT_S
+    if not raw.isdigit():
+        raise ConfigError(f"PGCONNECT_TIMEOUT must be a whole number of seconds (0: no limit), not {raw!r}.")
+    return int(raw)
+
+
+def server_name() -> str:
+    """The server as libpq's variables name it, host:port/database (never the role's password)."""
+    host = os.environ.get("PGHOST", "localhost")
+    port = os.environ.get("PGPORT", "5432")
+    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER", "")
+    return f"{host}:{port}/{database}"
+
+
+def open_postgres(application_name: str) -> Any:
+    """A psycopg2 connection to the server libpq's variables name, bounded by the connect timeout
+    and kept alive by TCP keepalives. A server that does not answer within the timeout is one line
+    naming it (WarehouseUnreachable); any other refusal is psycopg2's own error."""
+    timeout = connect_timeout_s()
+    # Every other parameter from the libpq environment (PGHOST, PGPORT, PGUSER, PGPASSWORD or
     # PGPASSFILE/~/.pgpass, PGDATABASE, PGSSLMODE): nothing of it passes through this code.
-    raw = psycopg2.connect("", application_name="dmf")
+    try:
+        return psycopg2.connect("", application_name=application_name[:63], connect_timeout=timeout, **KEEPALIVES)
+    except psycopg2.OperationalError as error:
+        if "timeout expired" not in str(error):
+            raise
+        raise WarehouseUnreachable(
+            f"the PostgreSQL server {server_name()} did not answer within {timeout} s (PGCONNECT_TIMEOUT): "
+            "check that the server is up and that PGHOST and PGPORT name it, or raise PGCONNECT_TIMEOUT."
+        ) from None
+
+
+# What ConnectionInfo.status (libpq's PQstatus) reports of a connection that is established.
+_CONNECTION_OK = 0
+# A run stopped while it had waited this long for the server names the server in its line.
+NAMED_WAIT_S = 1.0
+
+
+def _wait(conn: Any) -> None:
+    """psycopg2's wait callback (its documented "green" mode, set_wait_callback): libpq's waits for
+    the server happen here, in Python's select(), instead of in C. A signal handler of the run then
+    runs while PostgreSQL keeps it waiting: SIGTERM, SIGINT and the run's deadline raise in the
+    middle of a connect or a statement, psycopg2 closes that connection (the server rolls back what
+    it had begun), and the run stops with its line. libpq does not time out a connect made this
+    way, so the connect timeout is kept here."""
+    started = time.monotonic()
+    deadline = None
+    try:
+        while True:
+            state = conn.poll()
+            if state == psycopg2.extensions.POLL_OK:
+                return
+            if deadline is None and conn.info.status != _CONNECTION_OK and connect_timeout_s() > 0:
+                deadline = time.monotonic() + connect_timeout_s()
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise psycopg2.OperationalError("timeout expired")
+            if state == psycopg2.extensions.POLL_READ:
+                select.select([conn.fileno()], [], [], remaining)
+            elif state == psycopg2.extensions.POLL_WRITE:
+                select.select([], [conn.fileno()], [], remaining)
+            else:
+                raise psycopg2.OperationalError(f"bad state from poll: {state}")
+    except RunInterrupted as stopped:
+        waited = time.monotonic() - started
+        if waited >= NAMED_WAIT_S:  # a stop in the middle of a quick statement names no server
+            stopped.waiting_for = (
+                f"PostgreSQL {server_name()}, which had not answered for {waited:.0f} s "
+                "(check that the server is up and answering)"
+            )
+        raise
+
+
+@contextmanager
+def interruptible_waits(settings: Settings) -> Iterator[None]:
+    """On PostgreSQL, every wait of this process for the server (this module's connections,
+    dlt's and dbt's, which all use psycopg2) is one a signal interrupts, for the length of the
+    block: see _wait. Without it libpq blocks in C, and a server that stops answering keeps the
+    run past SIGTERM and its deadline, for ever."""
+    if settings.warehouse != "postgres":
+        yield
+        return
+    psycopg2.extensions.set_wait_callback(_wait)
+    try:
+        yield
+    finally:
+        psycopg2.extensions.set_wait_callback(None)
+
+
+def _connect_postgres(read_only: bool) -> Any:
+    raw = open_postgres("dmf")
     raw.set_session(readonly=read_only)
     return raw
 
@@ -183,7 +294,7 @@ class ServerLock:
     the connection's application_name, which a waiter reads back to name it."""
 
     def __init__(self, key: str, label: str) -> None:
-        self._raw = psycopg2.connect("", application_name=label[:63])
+        self._raw = open_postgres(label)
         self._raw.autocommit = True
         self._key = key
 
@@ -206,8 +317,50 @@ class ServerLock:
         row = cursor.fetchone()
         return f"`{row[0]}` from {row[1]}, connected since {row[2]} UTC" if row else None
 
+    def still_held(self) -> bool:
+        """Whether this lock's session is alive and still holds the lock. A server restart (or a
+        DBA's pg_terminate_backend) ends the session and with it the lock, while the run's other
+        connections simply connect again: a second run could then take the lock and build beside
+        this one."""
+        try:
+            cursor = self._raw.cursor()
+            cursor.execute(
+                "select count(*) from pg_locks where locktype = 'advisory' and granted "
+                "and pid = pg_backend_pid() and objid = hashtext(%s)::oid",
+                (self._key,),
+            )
+            return bool(cursor.fetchone()[0])
+        except psycopg2.Error:  # the session is gone (server restarted, backend terminated)
+            return False
+
     def close(self) -> None:
         self._raw.close()
+
+
+def lock_holders(con: Connection, schema_names: Sequence[str]) -> list[tuple[int, str]]:
+    """The other sessions holding a lock on a table of these schemas, each its pid and in words,
+    those idle in a transaction first (what blocks a build most often), then the oldest: "pid 4242
+    `Metabase` from 10.0.0.7, idle in transaction (open since 2026-12-01 22:31:05 UTC)". What a
+    build's lock timeout waited for (pg_locks and pg_stat_activity, PostgreSQL only)."""
+    marks = ", ".join("?" for _ in schema_names)
+    found = con.execute(
+        "select distinct a.pid, a.application_name, coalesce(host(a.client_addr), 'local'), a.state, "
+        "to_char(coalesce(a.xact_start, a.state_change) at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS'), "
+        "coalesce(a.xact_start, a.state_change), a.state in ('idle in transaction', 'idle in transaction (aborted)') "
+        "from pg_locks as l join pg_class as c on c.oid = l.relation "
+        "join pg_namespace as n on n.oid = c.relnamespace join pg_stat_activity as a on a.pid = l.pid "
+        f"where l.granted and n.nspname in ({marks}) and a.pid <> pg_backend_pid() "
+        "and l.database = (select oid from pg_database where datname = current_database()) "
+        "order by 7 desc, 6, 1",
+        list(schema_names),
+    ).fetchall()
+    return [
+        (
+            pid,
+            f"pid {pid} `{name or 'no application_name'}` from {client}, {state or 'state unknown'} (open since {since} UTC)",
+        )
+        for pid, name, client, state, since, _, _ in found
+    ]
 
 
 def exists(settings: Settings) -> bool:
@@ -267,7 +420,8 @@ def postgres_credentials() -> dict[str, Any]:
             "username": info.user,
             "password": info.password,
             "database": info.dbname,
-            "query": {"sslmode": params.get("sslmode", "prefer")},
+            "connect_timeout": connect_timeout_s(),  # dlt's own field (its default is 15 s)
+            "query": {"sslmode": params.get("sslmode", "prefer"), **{k: str(v) for k, v in KEEPALIVES.items()}},
         }
     finally:
         raw.close()
@@ -278,10 +432,7 @@ def describe(settings: Settings) -> str:
     """The warehouse in words for messages and logs: the file, or the server without secrets."""
     if settings.warehouse == "duckdb":
         return str(settings.duckdb_path)
-    host = os.environ.get("PGHOST", "localhost")
-    port = os.environ.get("PGPORT", "5432")
-    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER", "")
-    return f"PostgreSQL {host}:{port}/{database}"
+    return f"PostgreSQL {server_name()}"
 
 
 def reader_copy_path(settings: Settings) -> Path:

@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 from dmf_watch.core.config import DEFAULT_API_BASE_URL, MFDS_SERVICE_PATH
+from dmf_watch.core.warehouse import DEFAULT_CONNECT_TIMEOUT_S
 from dmf_watch.enrich.ai_config import CONFIG_FILE, AiConfig, load_ai_config
 from dmf_watch.simulator.registry import DEFAULT_SEED
 
@@ -50,6 +51,12 @@ def test_the_api_base_url_is_defined_once_and_the_readme_states_that_value():
         if line.startswith("| `MFDS_API_BASE_URL` |")
     )
     assert f"`{DEFAULT_API_BASE_URL}`" in readme_row
+
+
+def test_the_profile_falls_back_to_the_warehouse_connect_timeout():
+    """A plain `dbt build` (no `dmf` to set PGCONNECT_TIMEOUT) waits as long as every `dmf` connection."""
+    profile = (PROJECT_DIR / "profiles.yml").read_text(encoding="utf-8")
+    assert f"env_var('PGCONNECT_TIMEOUT', '{DEFAULT_CONNECT_TIMEOUT_S}')" in profile
 
 
 def test_the_demo_seed_is_defined_once():

@@ -8,15 +8,16 @@ this order, is called by every command that reads them:
 1. The fast path. `schema_version` in the raw layer records the layout key (a digest of the
    marts' contracts) every upgrade left; when it holds this release's key the warehouse is
    current, and the check cost one query.
-2. The raw layer: the loader's migrations (a per-load `dmf_items` table moved into row versions,
-   columns declared since added to the raw tables), each idempotent.
-3. The marts: a table whose columns are not those of its enforced contract
+2. The marts: a table whose columns are not those of its enforced contract
    (models/marts/_marts__models.yml and reporting/) was built by an earlier release. `dmf run`
-   and `dmf load` rebuild every model with `--full-refresh` under the lock they hold (every table
-   from the raw loads, so old rows computed by the old SQL do not stay beside new ones; a full
-   refresh gives the same events); `dmf report` and `dmf status` are read-only and say so in one
-   line (`layout_problem`) instead of changing the warehouse.
-4. This release's key recorded, so the next morning takes the fast path.
+   and `dmf load` first bring the raw layer to this release's layout (the loader's migrations: a
+   per-load `dmf_items` table moved into row versions, columns declared since added; each
+   idempotent), then rebuild every model with `--full-refresh` under the lock they hold (every
+   table from the raw loads, so rows the old SQL computed do not stay beside new ones; a full
+   refresh gives the same events). `dmf report` and `dmf status` are read-only: they say so in
+   one line (`layout_problem`) instead of changing the warehouse. With current marts the raw
+   layer is left to the load, which runs the same migrations before it writes.
+3. This release's key recorded, so the next morning takes the fast path.
 """
 
 from __future__ import annotations
@@ -147,11 +148,12 @@ def upgrade_warehouse(settings: Settings) -> str | None:
     if layout.recorded or not warehouse.exists(settings):
         return None
     done = []
-    raw_line = _upgrade_raw(settings)
-    if raw_line:
-        done.append(raw_line)
     if layout.stale:
         from dmf_watch.commands.build import build
+
+        raw_line = _upgrade_raw(settings)  # the rebuild reads the raw layer as this release lays it out
+        if raw_line:
+            done.append(raw_line)
 
         log.info("upgrade: the marts were built by an earlier release (%s); rebuilding them", layout.summary(10))
         outcome = build(settings, full_refresh=True)

@@ -120,6 +120,7 @@ def warehouse_of_earlier_release(earlier_warehouse, tmp_path, simulator) -> tupl
 
 @pytest.mark.fault(CASE)
 def test_status_and_report_on_an_earlier_release_say_in_one_line_what_to_run(warehouse_of_earlier_release):
+    """Before the first run: status exit 0 with one `Upgrade:` line, report exit 1 in one line, warehouse untouched."""
     root, env = warehouse_of_earlier_release
 
     status = today_dmf(env, "status", "--as-of", EARLIER[-1].isoformat(), "--days", "3")
@@ -141,6 +142,7 @@ def test_status_and_report_on_an_earlier_release_say_in_one_line_what_to_run(war
 
 @pytest.mark.fault(CASE)
 def test_dmf_run_upgrades_in_place_keeping_published_days(earlier_warehouse, warehouse_of_earlier_release, simulator):
+    """2b7e705's warehouse, today's `dmf run`: exit 0, marts rebuilt, earlier days' verdicts and events unchanged, reports read back."""
     _, before = earlier_warehouse
     root, env = warehouse_of_earlier_release
     assert before["decisions"] and before["events"], "the earlier release published nothing to keep"

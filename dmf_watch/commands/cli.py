@@ -234,7 +234,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf_watch.reports.daily_report import render_daily
         from dmf_watch.reports.weekly_report import render_weekly
 
-        problem = layout_problem(settings) or unpublishable_reason(settings)
+        problem = unpublishable_reason(settings) or layout_problem(settings)
         if problem:
             raise DmfError(problem)
         print((render_weekly if args.weekly else render_daily)(settings, as_of))
@@ -287,14 +287,15 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from dmf_watch.commands.upgrade import layout_problem
         from dmf_watch.core import warehouse
 
-        upgrade = layout_problem(settings)  # read-only: what the next run does first, in one line
         try:
             statuses = day_statuses(settings, args.days, as_of)
         except warehouse.Error:
+            upgrade = layout_problem(settings)
             if upgrade:  # the days cannot be read from marts of an earlier release: say why, once
                 raise DmfError(upgrade) from None
             raise
         print(format_table(statuses))
+        upgrade = layout_problem(settings)  # read-only: what the next run does first, in one line
         if upgrade:
             print(f"Upgrade: {upgrade[0].upper()}{upgrade[1:]}")
         return 0

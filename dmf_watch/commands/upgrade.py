@@ -128,8 +128,12 @@ def read_layout(settings: Settings) -> Layout:
 
 def layout_problem(settings: Settings) -> str | None:
     """For the read-only commands (`dmf report`, `dmf status`): one line when the marts were built
-    by an earlier release, naming what the next run does and what to run now; None when current."""
-    layout = read_layout(settings)
+    by an earlier release, naming what the next run does and what to run now; None when current,
+    or when the warehouse cannot be read at all (the command's own read says why, in its words)."""
+    try:
+        layout = read_layout(settings)
+    except warehouse.Error:
+        return None
     if not layout.stale:
         return None
     return (
@@ -144,7 +148,13 @@ def upgrade_warehouse(settings: Settings) -> str | None:
     Returns the line saying what was done (None: it was current). A rebuild that fails raises a
     one-line DmfError: nothing after it may read marts of two releases.
     """
-    layout = read_layout(settings)
+    try:
+        layout = read_layout(settings)
+    except warehouse.Error:
+        # the warehouse cannot be read at all (a program holds the file, the server refuses): the
+        # step that needs it next says so in its own words, not this check
+        log.warning("upgrade: the layout could not be read", exc_info=True)
+        return None
     if layout.recorded or not warehouse.exists(settings):
         return None
     done = []

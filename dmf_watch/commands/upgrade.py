@@ -32,7 +32,7 @@ import yaml
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
-from dmf_watch.core.warehouse import table_exists
+from dmf_watch.core.warehouse import holds_a_load, table_exists
 
 log = logging.getLogger(__name__)
 
@@ -185,8 +185,6 @@ def upgrade_warehouse(settings: Settings) -> str | None:
 def _upgrade_raw(settings: Settings) -> str | None:
     """The loader's migrations of the raw layer (dlt's own tables and schema): a warehouse from
     before row versions moved into them, columns declared since added; each idempotent."""
-    from dmf_watch.core.warehouse import holds_a_load
-
     with warehouse.connect(settings, read_only=True) as con:
         if not holds_a_load(con, con.schemas.raw):
             return None

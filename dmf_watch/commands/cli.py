@@ -205,8 +205,12 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
         return run_day(settings, as_of).exit_code
     if args.command == "load":
+        from dmf_watch.commands.upgrade import upgrade_warehouse
         from dmf_watch.pipelines.mfds.load import load_day
 
+        upgraded = upgrade_warehouse(settings)  # the load reads the marts' columns of this release
+        if upgraded:
+            print(f"{as_of}  upgrade {upgraded}")
         outcome = load_day(settings, as_of, force=args.force)
         print(outcome.summary())
         return {"complete": 0, "skipped": 0, "failed": 1}.get(outcome.fetch_status, 2)
@@ -226,10 +230,11 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.command == "report":
         from dmf_watch.commands.build import unpublishable_reason
+        from dmf_watch.commands.upgrade import layout_problem
         from dmf_watch.reports.daily_report import render_daily
         from dmf_watch.reports.weekly_report import render_weekly
 
-        problem = unpublishable_reason(settings, as_of)
+        problem = unpublishable_reason(settings, as_of) or layout_problem(settings)
         if problem:
             raise DmfError(problem)
         print((render_weekly if args.weekly else render_daily)(settings, as_of))
@@ -279,8 +284,20 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
         if args.days < 1:
             raise DmfError("--days must be at least 1.")
-        statuses = day_statuses(settings, args.days, as_of)
+        from dmf_watch.commands.upgrade import layout_problem
+        from dmf_watch.core import warehouse
+
+        try:
+            statuses = day_statuses(settings, args.days, as_of)
+        except warehouse.Error:
+            upgrade = layout_problem(settings)
+            if upgrade:  # the days cannot be read from marts of an earlier release: say why, once
+                raise DmfError(upgrade) from None
+            raise
         print(format_table(statuses))
+        upgrade = layout_problem(settings)  # read-only: what the next run does first, in one line
+        if upgrade:
+            print(f"Upgrade: {upgrade[0].upper()}{upgrade[1:]}")
         return 0
     if args.command == "backfill":
         from pathlib import Path

@@ -17,6 +17,7 @@ from pathlib import Path
 from dmf_watch.commands.backup import back_up_after_run
 from dmf_watch.commands.build import build
 from dmf_watch.commands.lock import check_lock_held
+from dmf_watch.commands.upgrade import upgrade_warehouse
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
@@ -124,6 +125,11 @@ def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: 
     from dmf_watch.enrich.daily_briefing import enrich_day
     from dmf_watch.enrich.weekly_briefing import enrich_week
     from dmf_watch.pipelines.mfds.load import load_day
+
+    stage.name = "upgrade"  # a warehouse an earlier release built is brought to this release's layout first
+    upgraded = upgrade_warehouse(settings)
+    if upgraded:
+        echo(f"{as_of}  upgrade {upgraded}")
 
     stage.name = "load"
     loaded = load_day(settings, as_of, service_key=service_key)

@@ -18,6 +18,8 @@ from types import FrameType
 
 # What the user reads of each stage when a run stops in it: what became of the day.
 AFTERMATH = {
+    "upgrade": "the marts of an earlier release were being rebuilt for this one and nothing was loaded; the next "
+    "run rebuilds them again first",
     "load": "the load was not finished and nothing of it is used; the next run completes or discards what it "
     "stored and fetches again",
     "build": "the build was not finished; the marts stay as the last complete build left them and the next run "

@@ -12,6 +12,10 @@ OPERATION_PATH = MFDS_OPERATION_PATH
 PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
 # The real list holds about 9,200 registrations (2026); a first load believes a count up to this.
 MAX_PLAUSIBLE_TOTAL = 200_000
+# The most one page's body may hold once decompressed: a page of 500 records is about 0.3 MiB, so
+# 64 MiB is far beyond any real answer and still small for the machine (a gzip body can expand
+# about 1,000-fold: without a bound, 2 MiB on the wire becomes 2 GiB in memory).
+MAX_PAGE_BYTES = 64 * 1024 * 1024
 
 PIPELINE_NAME = "mfds_dmf"
 DATASET_NAME = RAW_DATASET
@@ -100,6 +104,7 @@ class RetryPolicy:
     # second would hold a page for days). Settings DMF_PAGE_DEADLINE_S and DMF_LOAD_DEADLINE_S.
     page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S  # one page, every byte of it, each try
     load_deadline_s: float = DEFAULT_LOAD_DEADLINE_S  # the whole fetch: every page, retry and pass
+    max_page_bytes: int = MAX_PAGE_BYTES  # one page's body once decompressed; past it the load fails
 
     def pass_page_size(self, attempt: int) -> int:
         """The page size of list pass `attempt` (1-based): every other pass pages by one record

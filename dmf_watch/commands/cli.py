@@ -128,6 +128,13 @@ def parser() -> argparse.ArgumentParser:
         )
         decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
         decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
+        if verb == "accept":
+            decide.add_argument(
+                "--list-size",
+                type=int,
+                metavar="N",
+                help="let through a list the plausibility cap refused: the size checked on the MFDS site (recorded)",
+            )
 
     backfill = commands.add_parser("backfill", help="import dated dumps of the raw list as past loads, then build")
     backfill.add_argument(
@@ -275,12 +282,12 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no, applicant=args.applicant))
         return 0
     if args.command == "status":
-        from dmf_watch.commands.status import day_statuses, format_table
+        from dmf_watch.commands.status import day_statuses, format_table, last_build_failure
 
         if args.days < 1:
             raise DmfError("--days must be at least 1.")
         statuses = day_statuses(settings, args.days, as_of)
-        print(format_table(statuses))
+        print(format_table(statuses, last_build_failure(settings)))
         return 0
     if args.command == "backfill":
         from pathlib import Path
@@ -301,8 +308,10 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
         return restore(settings, Path(args.copy) if args.copy else None)
     if args.command in ("accept-load", "reject-load"):
-        from dmf_watch.commands.decisions import decide_load
+        from dmf_watch.commands.decisions import accept_list_size, decide_load
 
+        if getattr(args, "list_size", None) is not None:
+            return accept_list_size(settings, args.as_of, args.by, args.reason, args.list_size)
         return decide_load(settings, args.as_of, args.command.split("-")[0], args.by, args.reason)
     if args.command == "explain-anomaly":
         from dmf_watch.enrich.anomaly import explain_anomaly

@@ -422,6 +422,10 @@ def identity(item: dict[str, Any]) -> Identity:
     return tuple(item.get(name) for name in SOURCE_FIELDS)
 
 
+# In the reason of a load the plausibility cap refused (load.py adds the command that lets it through).
+IMPLAUSIBLE_MARKER = "it can plausibly hold"
+
+
 def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PLAUSIBLE_TOTAL) -> ListPass:
     """One walk over the pages. It asks for no more pages than `plausible_total` records fill, and
     stops at the first empty page: a count that lies is never a storm of requests."""
@@ -444,7 +448,7 @@ def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PL
                 result.implausible = True
                 result.problem = (
                     f"the MFDS API reported {_fmt(page.total_count)} records, more than the {_fmt(plausible_total)} "
-                    "it can plausibly hold (twice the last accepted list); refused after page 1 instead of asking "
+                    f"{IMPLAUSIBLE_MARKER} (twice the last accepted list); refused after page 1 instead of asking "
                     f"for {_fmt(math.ceil(page.total_count / page_size))} pages"
                 )
                 return result

@@ -25,6 +25,9 @@ VERSIONS_TABLE = "dmf_item_versions"
 MEMBERSHIP_TABLE = "dmf_load_items"
 ITEMS_TABLE = "dmf_items"
 RUNS_TABLE = "load_runs"
+# A person's word that a list larger than the plausibility cap is real (`dmf accept-load
+# --list-size`): append-only beside the loads, read by the loader before it fetches.
+LIST_SIZE_DECISIONS_TABLE = "list_size_decisions"
 
 # The 9 item fields in the order the API sends them; stored under their lower-case names.
 SOURCE_FIELDS = (

@@ -315,6 +315,10 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
         path = settings.reports_dir / f"dmf_daily_{day:%Y%m%d}.xlsx"
         report = path if path.is_file() else None
         row = rows.get(day)
+        if day in unbuilt and failure is not None and raw_rows.get(day, ("not built",))[0] != "not built":
+            # set aside already (a person, a gate) and the build still fails: the failure line says what to fix
+            out.append(DayStatus(day, raw_rows[day][0], raw_rows[day][1], *(None,) * 5, "-", report, None))
+            continue
         if day in unbuilt and failure is not None:
             out.append(
                 DayStatus(

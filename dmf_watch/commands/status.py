@@ -15,6 +15,7 @@ never `dmf build` again. A load the plausibility cap refused names `dmf accept-l
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -134,6 +135,12 @@ class BuildFailure:
     finished_at: str
     first: str
 
+    @property
+    def on_a_node(self) -> bool:
+        """A model or test failed (`node_name: what dbt said`), as opposed to a build that was
+        stopped (a signal, the deadline, a full disk), which `dmf build` simply finishes."""
+        return re.match(r"[A-Za-z0-9_.]+: ", self.first) is not None
+
     def advice(self, day: date) -> str:
         """What unblocks a day whose stored load the failing build has not published: setting the
         load aside (when its records break the build), or fixing the seed or model it names."""
@@ -223,7 +230,8 @@ def _build_failure(con: warehouse.Connection) -> BuildFailure | None:
     if row is None or row[0]:
         return None
     first = (row[2] or "unknown error").split("; ")[0]
-    return BuildFailure(f"{row[1]:%Y-%m-%d %H:%M}", first[:160])
+    failure = BuildFailure(f"{row[1]:%Y-%m-%d %H:%M}", first[:160])
+    return failure if failure.on_a_node else None
 
 
 def _cap_refusals(con: warehouse.Connection) -> dict[date, CapRefusal]:

@@ -93,6 +93,7 @@ def test_a_load_that_fails_the_build_is_shown_from_raw_and_set_aside_by_reject_l
     statuses = {s.day: s for s in day_statuses(settings, 2, DAY_2)}
     table = format_table(list(statuses.values()), last_build_failure(settings))
     day_2 = statuses[DAY_2]
+    print(line, table, sep="\n")  # quoted in docs/operations.md (pytest -rP shows it)
     assert day_2.verdict == "no build" and FAILING_TEST in day_2.reason, table
     assert day_2.next_command.startswith(f"dmf reject-load --as-of {DAY_2} --by NAME --reason TEXT"), table
     assert "dmf build" not in day_2.next_command.split("(")[0]
@@ -108,6 +109,7 @@ def test_a_load_that_fails_the_build_is_shown_from_raw_and_set_aside_by_reject_l
     code = decide_load(settings, DAY_2, "reject", "kim", "a record fails the build; set aside", echo=lines.append)
 
     assert code == 0, lines
+    print(*lines, sep="\n")
     assert lines[0].startswith(f"{DAY_2}  load ") and "rejected by kim: a record fails the build" in lines[0]
     assert lines[1].startswith(f"{DAY_2}  build   dbt build passed"), lines
     ((verdict, reason),) = query(

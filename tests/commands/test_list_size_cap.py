@@ -64,12 +64,10 @@ def test_a_tripled_registry_is_refused_naming_the_command_then_loaded_after_an_a
     assert "the MFDS API reported 1,800 records, more than the 1,600 it can plausibly hold" in load_line
     assert command in load_line, load_line
     rejected = next(line for line in out.splitlines() if "REJECTED" in line)
-    print(load_line, rejected, sep="\n")  # quoted in docs/operations.md (pytest -rP shows it)
     assert command in rejected, rejected
 
     assert main(["status", "--as-of", str(DAY_2), "--days", "2"]) == 0
     status, _ = capsys.readouterr()
-    print(status)
     assert f"{DAY_2}  check the list's size on the MFDS site; if it lists 1,800 registrations: {command}" in status
 
     assert main(["accept-load", "--as-of", str(DAY_1), "--by", "kim", "--reason", "x", "--list-size", "1800"]) == 1
@@ -90,7 +88,6 @@ def test_a_tripled_registry_is_refused_naming_the_command_then_loaded_after_an_a
         ]
     )
     out, _ = capsys.readouterr()
-    print(out)
     assert code == 0
     assert f"{DAY_2}  list size 1,800 accepted by kim: MFDS merged the API and GMP lists" in out
     assert "loads now believe a totalCount up to 3,600" in out

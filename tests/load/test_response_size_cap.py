@@ -38,7 +38,6 @@ def test_a_gzip_bomb_is_refused_in_one_line_before_its_body_is_read(tmp_path, mo
     out, err = capsys.readouterr()
     assert code == 1
     line = out.strip()
-    print(line)  # quoted in docs/operations.md (pytest -rP shows it)
     assert "\n" not in line and err == ""
     assert f"page 1 of the MFDS API grew past {MAX_PAGE_BYTES // 2**20} MiB once decompressed" in line, line
     assert "refused without reading the rest" in line

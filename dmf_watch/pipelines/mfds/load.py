@@ -481,7 +481,6 @@ def load_day(
         lambda row: {**row, "reason": with_cap_advice(row["reason"], as_of, row["total_count"])}
     )
     outcome = write_load(settings, pipeline, source, results, as_of, load_id, service_key=service_key)
-    outcome = dataclasses.replace(outcome, reason=with_cap_advice(outcome.reason, as_of, outcome.total_count))
     raise_held()  # a fetch stopped by a signal or the deadline is recorded as failed; now the run stops
     return outcome
 
@@ -531,7 +530,7 @@ def _outcome(result: FetchResult, load_id: str, as_of: date) -> LoadOutcome:
         load_id=load_id,
         as_of_date=as_of,
         fetch_status=result.status,
-        reason=result.reason,
+        reason=with_cap_advice(result.reason, as_of, result.total_count),
         total_count=result.total_count,
         fetched_count=result.fetched_count,
         distinct_count=result.distinct_count,

@@ -128,6 +128,13 @@ def parser() -> argparse.ArgumentParser:
         )
         decide.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
         decide.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
+        if verb == "accept":
+            decide.add_argument(
+                "--list-size",
+                type=int,
+                metavar="N",
+                help="let through a list the plausibility cap refused: the size checked on the MFDS site (recorded)",
+            )
 
     backfill = commands.add_parser("backfill", help="import dated dumps of the raw list as past loads, then build")
     backfill.add_argument(
@@ -280,7 +287,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no, applicant=args.applicant))
         return 0
     if args.command == "status":
-        from dmf_watch.commands.status import day_statuses, format_table
+        from dmf_watch.commands.status import day_statuses, format_table, last_build_failure
 
         if args.days < 1:
             raise DmfError("--days must be at least 1.")
@@ -294,7 +301,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
             if upgrade:  # the days cannot be read from marts of an earlier release: say why, once
                 raise DmfError(upgrade) from None
             raise
-        print(format_table(statuses))
+        print(format_table(statuses, last_build_failure(settings)))
         upgrade = layout_problem(settings)  # read-only: what the next run does first, in one line
         if upgrade:
             print(f"Upgrade: {upgrade[0].upper()}{upgrade[1:]}")
@@ -318,8 +325,10 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
         return restore(settings, Path(args.copy) if args.copy else None)
     if args.command in ("accept-load", "reject-load"):
-        from dmf_watch.commands.decisions import decide_load
+        from dmf_watch.commands.decisions import accept_list_size, decide_load
 
+        if getattr(args, "list_size", None) is not None:
+            return accept_list_size(settings, args.as_of, args.by, args.reason, args.list_size)
         return decide_load(settings, args.as_of, args.command.split("-")[0], args.by, args.reason)
     if args.command == "explain-anomaly":
         from dmf_watch.enrich.anomaly import explain_anomaly

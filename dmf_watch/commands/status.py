@@ -5,10 +5,17 @@ cron run is exactly what this command is for), read from the marts and the optio
 table, never from the API. The next command is derived from the row: a failed fetch of today is
 loaded again (a past day only from a dump, `dmf backfill`), a gate rejection is looked at and
 perhaps accepted by a person, a missing report is rendered, an AI failure goes to `dmf doctor`.
+
+When the latest build failed, the marts hold the build before it, so the days they do not know are
+read from the raw layer (`load_runs`, `rejected_load_signals`, `load_decisions`, `build_runs`):
+a load stored since is shown as `no build` with the build's first failure, and the advice is what
+unblocks it (setting the load aside with `dmf reject-load`, or fixing the named seed or model),
+never `dmf build` again. A load the plausibility cap refused names `dmf accept-load --list-size`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -18,6 +25,8 @@ from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import DmfError
 from dmf_watch.core.warehouse import NO_LOAD_ADVICE, holds_a_load, table_exists
+from dmf_watch.pipelines.mfds.helpers import IMPLAUSIBLE_MARKER
+from dmf_watch.pipelines.mfds.settings import LIST_SIZE_DECISIONS_TABLE
 
 #: AI outcomes that need a person (the others — no changes, disabled, circuit open — do not).
 AI_NEEDS_PERSON = frozenset(
@@ -119,6 +128,47 @@ def _live_advice(settings: Settings, today: date) -> LiveAdvice:
     return LiveAdvice(needs_explicit_date=problem is not None and dates.latest is not None and today > dates.latest)
 
 
+@dataclass(frozen=True)
+class BuildFailure:
+    """The latest build, when it failed: when, and its first failure (a node and what it said)."""
+
+    finished_at: str
+    first: str
+
+    @property
+    def on_a_node(self) -> bool:
+        """A model or test failed (`node_name: what dbt said`), as opposed to a build that was
+        stopped (a signal, the deadline, a full disk), which `dmf build` simply finishes."""
+        return re.match(r"[A-Za-z0-9_.]+: ", self.first) is not None
+
+    def advice(self, day: date) -> str:
+        """What unblocks a day whose stored load the failing build has not published: setting the
+        load aside (when its records break the build), or fixing the seed or model it names."""
+        return (
+            f"dmf reject-load --as-of {day.isoformat()} --by NAME --reason TEXT  (the build fails since this "
+            f"load was stored: {self.first}; rejecting sets the load aside and builds without it; if a seed or "
+            "model edit broke the build instead, fix what it names and run `dmf build`)"
+        )
+
+
+@dataclass(frozen=True)
+class CapRefusal:
+    """A day whose newest load the plausibility cap refused, and a person's size decision since."""
+
+    reported: int
+    accepted_size: int | None = None
+    accepted_by: str | None = None
+
+    def advice(self, day: date, today: date, latest: date | None, live: LiveAdvice | None) -> str:
+        if self.accepted_size is not None and self.accepted_size >= self.reported:
+            why = f"the list size {self.accepted_size:,} was accepted by {self.accepted_by}"
+            return _reload(day, today, latest, why, live)
+        return (
+            f"check the list's size on the MFDS site; if it lists {self.reported:,} registrations: "
+            f"dmf accept-load --as-of {day.isoformat()} --by NAME --reason TEXT --list-size {self.reported}"
+        )
+
+
 def _next(
     day: date,
     verdict: str,
@@ -130,6 +180,7 @@ def _next(
     latest: date | None,
     first_load: date | None = None,
     live: LiveAdvice | None = None,
+    cap: CapRefusal | None = None,
 ) -> str | None:
     """The command for a day that needs one, in a form the CLI accepts and that changes the
     day's state when run. Never a live load of a past date (it would store today's list under
@@ -148,6 +199,8 @@ def _next(
             f"read the report's 적재 거부 box (dmf report --as-of {d}); if the list checks out against "
             f"the MFDS site: dmf accept-load --as-of {d} --by NAME --reason TEXT"
         )
+    if verdict == "rejected" and cap is not None:
+        return cap.advice(day, today, latest, live)
     if verdict == "rejected":
         return _reload(day, today, latest, "the fetch was incomplete", live)
     if report is None:
@@ -167,6 +220,58 @@ def _unbuilt_dates(con: warehouse.Connection) -> set[date]:
     return {row[0] for row in found}
 
 
+def _build_failure(con: warehouse.Connection) -> BuildFailure | None:
+    """The latest recorded build, when it failed."""
+    if not table_exists(con, con.schemas.raw, "build_runs"):
+        return None
+    row = con.execute(
+        f"select success, finished_at, failures from {con.schemas.raw}.build_runs order by finished_at desc limit 1"
+    ).fetchone()
+    if row is None or row[0]:
+        return None
+    first = (row[2] or "unknown error").split("; ")[0]
+    failure = BuildFailure(f"{row[1]:%Y-%m-%d %H:%M}", first[:160])
+    return failure if failure.on_a_node else None
+
+
+def _cap_refusals(con: warehouse.Connection) -> dict[date, CapRefusal]:
+    """Dates whose newest load attempt the plausibility cap refused, with the latest size a person
+    accepted for them since (`dmf accept-load --list-size`)."""
+    raw = con.schemas.raw
+    order = "attempt_seq desc nulls last, " if "attempt_seq" in warehouse.columns(con, raw, "load_runs") else ""
+    found = con.execute(
+        f"""select as_of_date, total_count, reason from (
+                select as_of_date, total_count, reason,
+                       row_number() over (partition by as_of_date order by {order}finished_at desc, load_id desc) as n
+                from {raw}.load_runs
+            ) as attempts where n = 1 and total_count is not null"""
+    ).fetchall()
+    refused = {day: total for day, total, reason in found if IMPLAUSIBLE_MARKER in (reason or "")}
+    accepted: dict[date, tuple[int, str]] = {}
+    if refused and table_exists(con, raw, LIST_SIZE_DECISIONS_TABLE):
+        for day, size, by in con.execute(
+            f"select as_of_date, list_size, decided_by from {raw}.{LIST_SIZE_DECISIONS_TABLE} order by decision_seq"
+        ).fetchall():
+            accepted[day] = (size, by)
+    return {day: CapRefusal(total, *accepted.get(day, (None, None))) for day, total in refused.items()}
+
+
+def _raw_rows(con: warehouse.Connection, first: date, last: date) -> dict[date, tuple]:
+    """The days of the window the marts do not know, as the raw layer records them (a verdict and
+    a reason): for a warehouse whose latest build failed."""
+    from dmf_watch.commands.decisions import raw_day_load
+
+    found = con.execute(
+        f"select distinct as_of_date from {con.schemas.raw}.load_runs where as_of_date between ? and ?", [first, last]
+    ).fetchall()
+    rows = {}
+    for (day,) in found:
+        load = raw_day_load(con, day)
+        if load is not None:
+            rows[day] = (load.verdict, load.reason, load.rejected_gates)
+    return rows
+
+
 def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
     where = warehouse.describe(settings)
     if not warehouse.exists(settings):
@@ -176,15 +281,18 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
         with warehouse.connect(settings, read_only=True) as con:
             marts = con.schemas.marts
             built = table_exists(con, marts, "dmf_day_decisions", "dmf_daily_summary")
+            failure = _build_failure(con)
             if not built:
                 if not holds_a_load(con, con.schemas.raw):
                     raise DmfError(f"{where} holds no load yet: {NO_LOAD_ADVICE}.")
-                raise DmfError(f"{where} is not built yet: run `dmf build` first.")
-            rows = _rows(con, first, today)
-            first_load, latest = con.execute(
-                f"select min(as_of_date), max(as_of_date) from {marts}.dmf_loads"
-            ).fetchone()
-            unbuilt = _unbuilt_dates(con)
+                if failure is None:
+                    raise DmfError(f"{where} is not built yet: run `dmf build` first.")
+            rows = _rows(con, first, today) if built else {}
+            raw_rows = _raw_rows(con, first, today)
+            loads_of = f"{marts}.dmf_loads" if built else f"{con.schemas.raw}.load_runs"
+            first_load, latest = con.execute(f"select min(as_of_date), max(as_of_date) from {loads_of}").fetchone()
+            unbuilt = _unbuilt_dates(con) if built else {d for d, r in raw_rows.items() if r[0] == "not built"}
+            caps = _cap_refusals(con)
     except warehouse.Error as exc:
         from dmf_watch.commands.backup import warehouse_problem
 
@@ -215,6 +323,23 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
         path = settings.reports_dir / f"dmf_daily_{day:%Y%m%d}.xlsx"
         report = path if path.is_file() else None
         row = rows.get(day)
+        if day in unbuilt and failure is not None and raw_rows.get(day, ("not built",))[0] != "not built":
+            # set aside already (a person, a gate) and the build still fails: the failure line says what to fix
+            out.append(DayStatus(day, raw_rows[day][0], raw_rows[day][1], *(None,) * 5, "-", report, None))
+            continue
+        if day in unbuilt and failure is not None:
+            out.append(
+                DayStatus(
+                    day,
+                    "no build",
+                    f"build failed: {failure.first}",
+                    *(row[4:9] if row else (None,) * 5),
+                    "-",
+                    report,
+                    failure.advice(day),
+                )
+            )
+            continue
         if day in unbuilt:
             out.append(
                 DayStatus(
@@ -225,6 +350,24 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
                     "-",
                     report,
                     _next(day, "not built", None, None, None, report, seoul_today, latest),
+                )
+            )
+            continue
+        if row is None and day in raw_rows:  # the marts never saw the day: the raw layer says what it is
+            verdict, reason, gates = raw_rows[day]
+            out.append(
+                DayStatus(
+                    day,
+                    verdict,
+                    reason or "-",
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    "-",
+                    report,
+                    _next(day, verdict, reason, gates, None, report, seoul_today, latest, live=live, cap=caps.get(day)),
                 )
             )
             continue
@@ -260,7 +403,9 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
                 high,
                 ai,
                 report,
-                _next(day, verdict, reason, gates, ai_reason, report, seoul_today, latest, live=live),
+                _next(
+                    day, verdict, reason, gates, ai_reason, report, seoul_today, latest, live=live, cap=caps.get(day)
+                ),
             )
         )
     return out
@@ -270,7 +415,17 @@ def _n(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
-def format_table(statuses: list[DayStatus]) -> str:
+def last_build_failure(settings: Settings) -> BuildFailure | None:
+    """The latest build, when it failed (None also when the warehouse cannot be read: day_statuses
+    says why)."""
+    try:
+        with warehouse.connect(settings, read_only=True) as con:
+            return _build_failure(con)
+    except warehouse.Error:
+        return None
+
+
+def format_table(statuses: list[DayStatus], failure: BuildFailure | None = None) -> str:
     header = (
         f"{'date':<10}  {'verdict':<8}  {'reason':<{REASON_WIDTH}}  {'NEW/CHG/WDR':>11}  "
         f"{'CRIT/HIGH':>9}  {'AI':<14}  report"
@@ -286,9 +441,18 @@ def format_table(statuses: list[DayStatus]) -> str:
         )
     todo = [s for s in statuses if s.next_command]
     lines.append("")
+    if failure is not None:
+        lines.append(
+            f"The last build failed ({failure.finished_at} UTC): {failure.first}; the marts and reports are "
+            "the build's before it."
+        )
+        if not any(s.verdict == "no build" for s in statuses):  # no new load to blame: a seed or model edit
+            lines.append("  fix what it names (a seed: `dmf seeds check` lists the problems), then run `dmf build`")
     if todo:
         lines.append("Next:")
         lines += [f"  {s.day.isoformat()}  {s.next_command}" for s in todo]
+    elif failure is not None:
+        pass
     else:
         lines.append("Nothing to do: every day was loaded, published and reported.")
     return "\n".join(lines)

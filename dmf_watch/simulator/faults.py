@@ -16,6 +16,12 @@ permanent: it shapes every answer for as long as it is set.
 - ``http429:n@retry_after=s``   the next n requests answer 429 with ``Retry-After: s``.
 - ``slow:s[@times=n]``          each (or the next n) answers waits s seconds first.
 - ``drop:n``                     the next n requests are cut off without any answer.
+- ``gzip_bomb[:MiB]``             every list answer is sent gzip-compressed (``Content-Encoding:
+                                 gzip``) and padded with spaces after its JSON until it expands
+                                 to MiB mebibytes (default 2048): about 1 KiB on the wire per MiB,
+                                 so a client that reads a body whole holds GiBs. The simulator
+                                 counts the compressed bytes it got onto the wire
+                                 (`SimulatorServer.bomb_bytes`), to show a client stopped early.
 - ``drip:s``                     every answer's body is sent one byte every s seconds (a server
                                  that never stalls long enough for a read timeout).
 - ``xml_code:c[@times=n]``       answer the portal's HTTP-200 XML error body with code c.
@@ -67,6 +73,9 @@ integrity gates that must catch what the loader cannot:
 
 from __future__ import annotations
 
+import struct
+import zlib
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -109,6 +118,7 @@ class Faults:
     list_moves_times: int = 1
     repeat_first: int = 0
     item_shape: str | None = None
+    gzip_bomb_mib: int = 0
 
     @classmethod
     def parse(cls, spec: str | None) -> Faults:
@@ -181,6 +191,8 @@ class Faults:
             parts.append(f"repeat_first:{self.repeat_first}")
         if self.item_shape is not None:
             parts.append(f"item_shape:{self.item_shape}")
+        if self.gzip_bomb_mib:
+            parts.append(f"gzip_bomb:{self.gzip_bomb_mib}")
         return ",".join(parts)
 
     def reshape_item(self, item: dict[str, Any], position: int = 0) -> dict[str, Any]:
@@ -268,6 +280,10 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
         if arg not in ITEM_DRIFTS:
             raise ValueError(f"the drift must be one of {', '.join(ITEM_DRIFTS)}")
         values["item_shape"] = arg
+    elif name == "gzip_bomb":
+        values["gzip_bomb_mib"] = _count(arg, default=2048)
+        if values["gzip_bomb_mib"] < 1:
+            raise ValueError("give the expanded size in MiB, 1 or more, e.g. gzip_bomb:2048")
     elif name == "empty_page":
         values["empty_page"] = _count(arg)
         if values["empty_page"] < 1:
@@ -292,3 +308,32 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
     else:
         known = ", ".join(f.name for f in fields(Faults))
         raise ValueError(f"unknown fault {name!r} (known: {known})")
+
+
+_MIB = 1 << 20
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # deflate, no name, no mtime, max compression
+
+
+def gzip_bomb(body: bytes, mib: int) -> tuple[int, Iterator[bytes]]:
+    """`body` gzip-compressed and padded with spaces (valid trailing JSON whitespace) until it expands
+    to `mib` MiB more: the compressed length (for Content-Length) and the parts to send in order.
+
+    Made without compressing GiBs: after a full flush, deflate writes the same bytes for the same
+    input, so one compressed MiB of spaces is sent `mib` times; the CRC of the trailer is computed
+    as the parts go out, so a client that reads it all gets a valid gzip stream."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = deflate.compress(body) + deflate.flush(zlib.Z_FULL_FLUSH)
+    pad = b" " * _MIB
+    block = deflate.compress(pad) + deflate.flush(zlib.Z_FULL_FLUSH)
+    end = deflate.flush(zlib.Z_FINISH)
+    length = len(_GZIP_HEADER) + len(head) + mib * len(block) + len(end) + 8
+
+    def parts() -> Iterator[bytes]:
+        crc = zlib.crc32(body)
+        yield _GZIP_HEADER + head
+        for _ in range(mib):
+            crc = zlib.crc32(pad, crc)
+            yield block
+        yield end + struct.pack("<II", crc, (len(body) + mib * _MIB) & 0xFFFFFFFF)
+
+    return length, parts()

@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from dmf_watch.core.config import MFDS_OPERATION_PATH, MFDS_SERVICE_PATH
-from dmf_watch.simulator.faults import Faults
+from dmf_watch.simulator.faults import Faults, gzip_bomb
 
 # The real API's paths (one home: settings.config), so the loader cannot drift from what is served.
 SERVICE_PATH = MFDS_SERVICE_PATH
@@ -108,6 +108,8 @@ class _State:
         self.source = source
         self.service_key = service_key
         self.requests = 0
+        self.bomb_bytes = 0  # compressed bytes of gzip_bomb answers that reached the socket
+        self.bomb_bytes_total = 0  # and how many those answers held in all
         self._cache: tuple[int, list[dict]] | None = None
         self.day = day
         self.faults = faults
@@ -217,6 +219,10 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        bomb = self.state.faults.gzip_bomb_mib
+        if bomb and status == 200 and content_type.startswith("application/json"):
+            self._send_gzip_bomb(body, content_type, bomb)
+            return
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -231,6 +237,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body[index : index + 1])
             self.wfile.flush()
             time.sleep(drip)
+
+    def _send_gzip_bomb(self, body: bytes, content_type: str, mib: int) -> None:
+        """The gzip_bomb fault: the answer compressed and padded to expand to `mib` MiB; the
+        compressed bytes that reached the socket are counted, until the client hangs up."""
+        length, parts = gzip_bomb(body, mib)
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(length))
+        self.end_headers()
+        with self.state.lock:
+            self.state.bomb_bytes_total += length
+        try:
+            for part in parts:
+                self.wfile.write(part)
+                with self.state.lock:
+                    self.state.bomb_bytes += len(part)
+        except (BrokenPipeError, ConnectionResetError):  # the client stopped reading: what a bound does
+            self.close_connection = True
 
     def _send_xml_error(self, code: str) -> None:
         self._send(200, error_xml(code), "text/xml;charset=UTF-8")
@@ -453,6 +478,12 @@ class SimulatorServer:
     def requests(self) -> int:
         """API requests answered (or refused) since the server started; control calls excluded."""
         return self._state.requests
+
+    @property
+    def bomb_bytes(self) -> tuple[int, int]:
+        """Compressed bytes of gzip_bomb answers that reached the socket, and how many they held."""
+        with self._state.lock:
+            return self._state.bomb_bytes, self._state.bomb_bytes_total
 
     @property
     def day(self) -> int:

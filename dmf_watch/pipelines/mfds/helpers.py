@@ -115,6 +115,11 @@ class PageDeadline(Exception):
     """A page's body was still arriving at its deadline; the message says which and the setting."""
 
 
+class PageTooLarge(Exception):
+    """A page's body grew past RetryPolicy.max_page_bytes once decompressed (a gzip bomb, or a
+    server gone wrong); it was refused without reading the rest."""
+
+
 @dataclass(frozen=True)
 class Page:
     page_no: int
@@ -294,6 +299,8 @@ class MfdsClient:
                 raise ApiError("the MFDS API base URL cannot be used; check MFDS_API_BASE_URL") from None
             except PageDeadline as late:
                 failure = str(late)
+            except PageTooLarge as large:  # the same answer again would only cost the same memory
+                raise ApiError(str(large)) from None
             except httpx.TimeoutException:
                 self.outcomes["timeout"] += 1
                 failure = "the MFDS API did not answer in time"
@@ -343,10 +350,21 @@ class MfdsClient:
         read timeout restarts on every byte, so a dripping server is cut off by the clock here.
         A page past its deadline is a timeout like any other (retried within the load's bound)."""
         deadline = min(time.monotonic() + self.policy.page_deadline_s, self.load_deadline)
+        limit = self.policy.max_page_bytes
         with self._http.stream("GET", self.url, params=params) as response:
             body = bytearray()
+            # iter_bytes decodes (gzip, deflate, ...) one network read at a time, so counting what
+            # it gives bounds the memory of a page whatever its compression: the limit plus what
+            # one read expands to, never the whole body
             for chunk in response.iter_bytes():
                 body += chunk
+                if len(body) > limit:
+                    self.outcomes["page_too_large"] += 1
+                    raise PageTooLarge(
+                        f"page {page_no} of the MFDS API grew past {limit / 2**20:g} MiB once decompressed "
+                        f"(a real page of {params['numOfRows']} records is under 1 MiB); refused without reading "
+                        "the rest: the server sent a compression bomb or has gone wrong, try again later"
+                    )
                 if time.monotonic() > deadline:
                     self.outcomes["page_deadline"] += 1
                     raise PageDeadline(
@@ -404,6 +422,10 @@ def identity(item: dict[str, Any]) -> Identity:
     return tuple(item.get(name) for name in SOURCE_FIELDS)
 
 
+# In the reason of a load the plausibility cap refused (load.py adds the command that lets it through).
+IMPLAUSIBLE_MARKER = "it can plausibly hold"
+
+
 def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PLAUSIBLE_TOTAL) -> ListPass:
     """One walk over the pages. It asks for no more pages than `plausible_total` records fill, and
     stops at the first empty page: a count that lies is never a storm of requests."""
@@ -426,7 +448,7 @@ def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PL
                 result.implausible = True
                 result.problem = (
                     f"the MFDS API reported {_fmt(page.total_count)} records, more than the {_fmt(plausible_total)} "
-                    "it can plausibly hold (twice the last accepted list); refused after page 1 instead of asking "
+                    f"{IMPLAUSIBLE_MARKER} (twice the last accepted list); refused after page 1 instead of asking "
                     f"for {_fmt(math.ceil(page.total_count / page_size))} pages"
                 )
                 return result

@@ -29,7 +29,7 @@ from dmf_watch.core.url_policy import base_url_problem
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.pipelines.mfds import empty_items_tables, mfds_source, run_row, run_row_resource
 from dmf_watch.pipelines.mfds.contract import contract_violation, exception_chain, migrate_declared_columns
-from dmf_watch.pipelines.mfds.helpers import FetchResult, redact
+from dmf_watch.pipelines.mfds.helpers import IMPLAUSIBLE_MARKER, FetchResult, redact
 from dmf_watch.pipelines.mfds.row_versions import (
     HashCollision,
     create_items_view,
@@ -38,6 +38,7 @@ from dmf_watch.pipelines.mfds.row_versions import (
     stored_versions,
 )
 from dmf_watch.pipelines.mfds.settings import (
+    LIST_SIZE_DECISIONS_TABLE,
     MEMBERSHIP_TABLE,
     PIPELINE_NAME,
     RUNS_TABLE,
@@ -89,6 +90,8 @@ class LoadOutcome:
         if self.fetch_status == "complete":
             return f"Loaded the MFDS DMF list for {day} (load {self.load_id}): complete, {counts}."
         verdict = "failed" if self.fetch_status == "failed" else "is incomplete"
+        if "--list-size" in (self.reason or ""):  # the cap refused it: the reason names the way through
+            return f"The MFDS DMF load for {day} {verdict} (load {self.load_id}): {self.reason}."
         return (
             f"The MFDS DMF load for {day} {verdict} (load {self.load_id}): {self.reason}; {counts}. "
             "It is recorded but will not be used; run the load again later."
@@ -204,6 +207,52 @@ def last_accepted_total(settings: Settings) -> int | None:
             "order by as_of_date desc, finished_at desc limit 1"
         ).fetchone()
     return row[0] if row else None
+
+
+def accepted_list_size(settings: Settings) -> int | None:
+    """The list size a person accepted after the plausibility cap refused a load (`dmf accept-load
+    --list-size`), while no list has been published for its date or a later one: the loader then
+    takes it as the last accepted list's size, so the next list of that size is fetched (and one
+    that grew again as much is refused again). Once a list is published after it, that list's
+    size is the measure and the decision has done its work."""
+    if not warehouse.exists(settings):
+        return None
+    schemas = warehouse.schemas(settings)
+    with warehouse.connect(settings, read_only=True) as con:
+        if not table_exists(con, schemas.raw, LIST_SIZE_DECISIONS_TABLE):
+            return None
+        row = con.execute(
+            f"select list_size, as_of_date from {schemas.raw}.{LIST_SIZE_DECISIONS_TABLE} "
+            "order by decision_seq desc limit 1"
+        ).fetchone()
+        if row is None:
+            return None
+        if table_exists(con, schemas.marts, "dmf_loads"):
+            ((published,),) = con.execute(
+                f"select count(*) from {schemas.marts}.dmf_loads where verdict = 'accepted' and as_of_date >= ?",
+                [row[1]],
+            ).fetchall()
+            if published:
+                return None
+    return row[0]
+
+
+def plausibility_base(settings: Settings) -> int | None:
+    """The list size the plausibility cap grows from (RetryPolicy.plausible_total): the last
+    accepted list's, or a larger size a person accepted since."""
+    sizes = [size for size in (last_accepted_total(settings), accepted_list_size(settings)) if size is not None]
+    return max(sizes) if sizes else None
+
+
+def with_cap_advice(reason: str | None, as_of: date, total_count: int | None) -> str | None:
+    """A cap refusal's reason with the command that lets a checked list through, so every place that
+    shows it (the load line, `dmf status`, the report, the alert) names the way out."""
+    if not reason or IMPLAUSIBLE_MARKER not in reason or total_count is None or "--list-size" in reason:
+        return reason
+    return (
+        f"{reason}; if the MFDS site lists {total_count:,} registrations, let the list through: "
+        f"dmf accept-load --as-of {as_of.isoformat()} --by NAME --reason TEXT --list-size {total_count}"
+    )
 
 
 def next_attempt_seq(settings: Settings) -> int:
@@ -423,11 +472,14 @@ def load_day(
             on_result=results.append,
             allowed_hosts=settings.api_allowed_hosts,
             known_versions=lambda hashes: stored_versions(settings, hashes),
-            previous_total=last_accepted_total(settings),
+            previous_total=plausibility_base(settings),
             **key_args,
         )
     except ConfigFieldMissingException:  # neither MFDS_SERVICE_KEY nor .dlt/secrets.toml has it
         raise ConfigError(MISSING_KEY) from None
+    source.resources[RUNS_TABLE].add_map(
+        lambda row: {**row, "reason": with_cap_advice(row["reason"], as_of, row["total_count"])}
+    )
     outcome = write_load(settings, pipeline, source, results, as_of, load_id, service_key=service_key)
     raise_held()  # a fetch stopped by a signal or the deadline is recorded as failed; now the run stops
     return outcome
@@ -478,7 +530,7 @@ def _outcome(result: FetchResult, load_id: str, as_of: date) -> LoadOutcome:
         load_id=load_id,
         as_of_date=as_of,
         fetch_status=result.status,
-        reason=result.reason,
+        reason=with_cap_advice(result.reason, as_of, result.total_count),
         total_count=result.total_count,
         fetched_count=result.fetched_count,
         distinct_count=result.distinct_count,

@@ -12,6 +12,10 @@ OPERATION_PATH = MFDS_OPERATION_PATH
 PAGE_SIZE = 500  # 500 works; the portal is reported to fail at 1000
 # The real list holds about 9,200 registrations (2026); a first load believes a count up to this.
 MAX_PLAUSIBLE_TOTAL = 200_000
+# The most one page's body may hold once decompressed: a page of 500 records is about 0.3 MiB, so
+# 64 MiB is far beyond any real answer and still small for the machine (a gzip body can expand
+# about 1,000-fold: without a bound, 2 MiB on the wire becomes 2 GiB in memory).
+MAX_PAGE_BYTES = 64 * 1024 * 1024
 
 PIPELINE_NAME = "mfds_dmf"
 DATASET_NAME = RAW_DATASET
@@ -21,6 +25,9 @@ VERSIONS_TABLE = "dmf_item_versions"
 MEMBERSHIP_TABLE = "dmf_load_items"
 ITEMS_TABLE = "dmf_items"
 RUNS_TABLE = "load_runs"
+# A person's word that a list larger than the plausibility cap is real (`dmf accept-load
+# --list-size`): append-only beside the loads, read by the loader before it fetches.
+LIST_SIZE_DECISIONS_TABLE = "list_size_decisions"
 
 # The 9 item fields in the order the API sends them; stored under their lower-case names.
 SOURCE_FIELDS = (
@@ -100,6 +107,7 @@ class RetryPolicy:
     # second would hold a page for days). Settings DMF_PAGE_DEADLINE_S and DMF_LOAD_DEADLINE_S.
     page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S  # one page, every byte of it, each try
     load_deadline_s: float = DEFAULT_LOAD_DEADLINE_S  # the whole fetch: every page, retry and pass
+    max_page_bytes: int = MAX_PAGE_BYTES  # one page's body once decompressed; past it the load fails
 
     def pass_page_size(self, attempt: int) -> int:
         """The page size of list pass `attempt` (1-based): every other pass pages by one record

@@ -102,7 +102,8 @@ def _what_readers_see(world: World) -> tuple[dict[str, list[str]], str, bytes]:
     assert status.returncode == 0, status.stderr
     report = _dmf(world, "report", "--as-of", str(DAY + timedelta(days=1)))
     assert report.returncode == 0, report.stderr
-    return _marts(world.settings), status.stdout, Path(report.stdout.strip()).read_bytes()
+    days = status.stdout.split("\n\n")[0]  # the table of days (a note on the stopped build may follow)
+    return _marts(world.settings), days, Path(report.stdout.strip()).read_bytes()
 
 
 def _build_stopped_at(world: World, boundary: str, sig: int) -> subprocess.Popen:

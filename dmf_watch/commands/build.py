@@ -411,6 +411,7 @@ def _refresh_reader_copy(settings: Settings) -> None:
     """The BI tools' copy of the marts follows each publication (DuckDB only). It is a
     convenience beside the warehouse: a copy that cannot be written is logged and left as it
     was, never a reason to call the morning failed."""
+    started = time.monotonic()
     try:
         with deferred_interruptions():  # the copy is renamed into place whole or not at all
             copy = warehouse.publish_reader_copy(settings)
@@ -418,7 +419,7 @@ def _refresh_reader_copy(settings: Settings) -> None:
         log.warning("the readers' copy of the marts was not refreshed: %s", str(error).splitlines()[0])
         return
     if copy is not None:
-        log.info("build: the readers' copy of the marts is %s", copy)
+        log.info("build: the readers' copy of the marts is %s (%.2f s)", copy, time.monotonic() - started)
 
 
 def seed_layer_digest(settings: Settings) -> str:

@@ -58,18 +58,17 @@ def marts_digest(settings) -> str:
     return digest.hexdigest()[:12]
 
 
-def finished_nodes(log: Path, offset: int) -> list[str]:
+def finished_nodes(log: Path) -> list[str]:
     if not log.exists():
         return []
     with log.open("rb") as written:
-        written.seek(offset)
         text = COLOURS.sub("", written.read().decode("utf-8", "replace"))
     return [match.group(4).strip() for match in FINISHED.finditer(text)]
 
 
 def build_stopped_after(env: dict[str, str], log: Path, k: int, sig: int) -> tuple[int, str]:
     """`dmf build` in a child, sent `sig` once dbt logged its k-th finished node."""
-    offset = log.stat().st_size if log.exists() else 0
+    log.unlink(missing_ok=True)  # a fresh log for this build (dbt rotates its log at 10 MB)
     child = subprocess.Popen(
         [sys.executable, "-m", "dmf_watch.commands.cli", "build"],
         env=env,
@@ -78,7 +77,7 @@ def build_stopped_after(env: dict[str, str], log: Path, k: int, sig: int) -> tup
     )
     node = "(finished first)"
     while child.poll() is None:
-        done = finished_nodes(log, offset)
+        done = finished_nodes(log)
         if len(done) >= k:
             child.send_signal(sig)
             node = done[k - 1] if k else "(before any node)"
@@ -125,7 +124,6 @@ def main() -> int:
 
         log = settings.state_dir / "logs" / "dbt.log"
         before = marts_digest(settings)
-        offset = log.stat().st_size
         total = None
         stops = differing = 0
         print(f"{'k':>4}  {'signal':<7}  {'exit':>4}  marts      node just finished")
@@ -134,9 +132,7 @@ def main() -> int:
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 code, node = build_stopped_after(env, log, k, sig)
                 if total is None:
-                    counted = [
-                        int(m.group(2)) for m in FINISHED.finditer(COLOURS.sub("", log.read_text("utf-8")[offset:]))
-                    ]
+                    counted = [int(m.group(2)) for m in FINISHED.finditer(COLOURS.sub("", log.read_text("utf-8")))]
                     total = max(counted) if counted else None  # stopped before dbt counted its nodes
                 same = marts_digest(settings) == before
                 stops += 1

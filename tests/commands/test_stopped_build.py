@@ -109,7 +109,7 @@ def _what_readers_see(world: World) -> tuple[dict[str, list[str]], str, bytes]:
 def _build_stopped_at(world: World, boundary: str, sig: int) -> subprocess.Popen:
     """`dmf build` in a child process, sent `sig` as soon as dbt logs the node at `boundary`."""
     log = world.settings.state_dir / "logs" / "dbt.log"
-    offset = log.stat().st_size if log.exists() else 0
+    log.unlink(missing_ok=True)  # a fresh log for this build (dbt rotates its log at 10 MB)
     child = subprocess.Popen(
         [sys.executable, "-m", "dmf_watch.commands.cli", "build"],
         env=world.env,
@@ -122,7 +122,6 @@ def _build_stopped_at(world: World, boundary: str, sig: int) -> subprocess.Popen
     while child.poll() is None and time.monotonic() < deadline:
         if log.exists():
             with log.open("rb") as written:
-                written.seek(offset)
                 if pattern.search(re.sub(r"\x1b\[[0-9;]*m", "", written.read().decode("utf-8", "replace"))):
                     child.send_signal(sig)
                     break

@@ -180,7 +180,8 @@ class _State:
         if position is None:
             return items
         items = list(items)
-        record = dict(items[position])
+        original = items[position]
+        record = dict(original)
         if self.faults.bad_text == "cp949":
             # bytes that are not UTF-8, as a client decoding with surrogateescape holds them
             record["ENTP_NAME"] = (record["ENTP_NAME"] or "신청인").encode("cp949").decode("utf-8", "surrogateescape")
@@ -189,7 +190,7 @@ class _State:
             record["ENTP_NAME"] = name[:1] + "\ud800" + name[1:]
         items[position] = record
         if self.faults.permit_no_twice:
-            twin = dict(record, MNFCTR_NAME=(record.get("MNFCTR_NAME") or "") + ",Second Site Pharma Co., Ltd.")
+            twin = dict(original, MNFCTR_NAME=(original.get("MNFCTR_NAME") or "") + ",Second Site Pharma Co., Ltd.")
             items.insert(position + 1, twin)
         return items
 

@@ -23,6 +23,7 @@ from dmf_watch.notify.messages import daily_message
 from dmf_watch.reports.daily_report import SIGNALS, report_path
 from dmf_watch.simulator.registry import SyntheticRegistry
 from support.mfds import SERVICE_KEY
+from support.postgres import drop_schemas, on_postgres
 from support.scenarios import query, run_days
 
 pytestmark = pytest.mark.e2e  # whole days through dbt: the slow tier
@@ -183,3 +184,33 @@ def test_a_record_listed_twice_at_the_same_place_in_both_passes_is_kept_once(tmp
     assert "quarantine_share" in gates, (reason, gates)
     assert query(settings, "select count(*) from marts.dmf_events where as_of_date = ?", [days[2]]) == [(0,)]
     assert not _fired(settings, days[3], "records_quarantined")
+
+
+@pytest.mark.postgres
+@pytest.mark.fault("unreadable records and shared or placeholder numbers, on PostgreSQL")
+def test_on_postgresql_the_same_loads_are_quarantined_and_published_true(postgres, tmp_settings):
+    """on PostgreSQL: a name in CP949 bytes, its number on a second row and "-" numbers on one
+    day: exit 0, false 0 / missed 0, both rows listed; the honest morning after publishes its truth"""
+    settings = on_postgres(dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy"), "quarantine")
+    registry = SyntheticRegistry(seed=41, size=300, start_date=START)
+    days = [START + timedelta(days=n) for n in range(3)]
+    faults = [None, "bad_text:cp949,permit_no_twice,permit_placeholder:-", None]
+    try:
+        outcomes = run_days(settings, registry, list(zip(days, faults, strict=True)), SERVICE_KEY)
+        comparisons = [compare_day(settings, registry, day) for day in days]
+        _assert_truthful_days(outcomes, comparisons, [0, 0, 0])
+        with warehouse.connect(settings) as con:
+            s = con.schemas
+            kinds = con.execute(
+                f"select quarantine_kind, replacement_row_hash is not null from {s.intermediate}.int_load_items_quarantined "
+                "where as_of_date = ? order by item_position",
+                [days[1]],
+            ).fetchall()
+            listing = con.execute(
+                f"select baseline_text from {s.marts}.dmf_signals where as_of_date = ? and signal_id = 'records_quarantined'",
+                [days[1]],
+            ).fetchall()
+        assert kinds == [("unreadable_text", True), ("permit_no_on_several_rows", False)]
+        assert "applicant: UTF-8 이 아닌 바이트(CP949 등)" in listing[0][0] and "개 행에 있음" in listing[0][0]
+    finally:
+        drop_schemas(settings)

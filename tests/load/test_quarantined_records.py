@@ -81,8 +81,9 @@ def _assert_listed_on_the_integrity_sheet(settings, day: date, detail: str, aler
 
 @pytest.mark.fault("registrations without a permit number sent as `-`")
 def test_registrations_without_a_number_sent_as_a_dash_are_registrations_without_a_number(tmp_settings):
-    """numbers sent as "-" (then "N/A") read as no number: exit 0 every day, the build never fails,
-    new ones are NEW without a number, false 0 / missed 0; the honest morning after gives no event for them"""
+    """'-'/'N/A' numbers read as no number: exit 0 x5, build never fails, false 0 / missed 0, next morning recovers
+
+    New ones are NEW without a number; the honest morning after gives no event for them."""
     settings, days, outcomes, comparisons = _replay(
         tmp_settings,
         [None, "permit_placeholder:-", "permit_placeholder:-", "permit_placeholder:N/A", None],
@@ -105,8 +106,9 @@ def test_registrations_without_a_number_sent_as_a_dash_are_registrations_without
 
 @pytest.mark.fault("one permit number on two rows")
 def test_one_permit_number_on_two_rows_is_held_out_and_the_registration_keeps_its_version(tmp_settings):
-    """a registration listed on two rows mid-update: exit 0, no false NEW and no WITHDRAWN (false 0 /
-    missed 0), both rows on the integrity sheet; the next morning (one row again) gives no event"""
+    """listed on two rows mid-update: exit 0, false 0 / missed 0, both rows on the sheet and alert, next morning recovers
+
+    No false NEW today and no false WITHDRAWN when one row goes; the registration keeps its version."""
     settings, days, outcomes, comparisons = _replay(tmp_settings, [None, "permit_no_twice", None])
 
     _assert_truthful_days(outcomes, comparisons, [0, 0, 0])
@@ -119,8 +121,9 @@ def test_one_permit_number_on_two_rows_is_held_out_and_the_registration_keeps_it
 
 @pytest.mark.fault("a name sent as CP949 bytes")
 def test_a_name_sent_as_cp949_bytes_is_quarantined_and_the_day_published(tmp_settings):
-    """one applicant in CP949 bytes: exit 0, no mojibake CHANGED (false 0 / missed 0), the record on the
-    integrity sheet with what was wrong; the honest morning after gives no undoing CHANGED"""
+    """applicant in CP949 bytes: exit 0, no mojibake CHANGED (false 0 / missed 0), on the sheet and alert, next morning recovers
+
+    The honest morning after gives no undoing CHANGED."""
     settings, days, outcomes, comparisons = _replay(tmp_settings, [None, "bad_text:cp949", None])
 
     _assert_truthful_days(outcomes, comparisons, [0, 0, 0])
@@ -136,8 +139,7 @@ def test_a_name_sent_as_cp949_bytes_is_quarantined_and_the_day_published(tmp_set
 
 @pytest.mark.fault("a lone surrogate in one record")
 def test_a_lone_surrogate_in_one_record_is_quarantined_and_the_day_published(tmp_settings):
-    """one applicant with a lone surrogate: exit 0, no CHANGED from it (false 0 / missed 0), on the
-    integrity sheet; the next honest morning publishes its truth"""
+    """applicant with a lone surrogate: exit 0, no CHANGED (false 0 / missed 0), on the sheet and alert, next morning recovers"""
     settings, days, outcomes, comparisons = _replay(tmp_settings, [None, "bad_text:surrogate", None])
 
     _assert_truthful_days(outcomes, comparisons, [0, 0, 0])
@@ -150,8 +152,7 @@ def test_a_lone_surrogate_in_one_record_is_quarantined_and_the_day_published(tmp
 
 @pytest.mark.fault("a record with every field empty")
 def test_a_record_with_every_field_empty_is_quarantined_and_the_day_published(tmp_settings):
-    """one record with every field null on two mornings: exit 0 both, no NEW/WITHDRAWN from it
-    (false 0 / missed 0), on the integrity sheet; the morning it is gone publishes its truth"""
+    """an empty record on two mornings: exit 0 both, false 0 / missed 0, on the sheet and alert, next morning recovers"""
     settings, days, outcomes, comparisons = _replay(
         tmp_settings, [None, "item_shape:empty_record", "item_shape:empty_record", None]
     )
@@ -165,9 +166,10 @@ def test_a_record_with_every_field_empty_is_quarantined_and_the_day_published(tm
 
 @pytest.mark.fault("a record listed twice at the same place in both passes")
 def test_a_record_listed_twice_at_the_same_place_in_both_passes_is_kept_once(tmp_settings):
-    """a stable duplicate: the load complete in 2 passes, exit 0, the record kept once (false 0 /
-    missed 0), listed on the integrity sheet; a record repeated in place of others (repeat_first:5)
-    is still rejected, by the share gate; the honest morning after publishes its truth"""
+    """stable duplicate kept once: exit 0, false 0 / missed 0, on the sheet; 5 repeated in place of others: exit 2
+
+    The load is complete in 2 passes; repeat_first:5 is rejected by the share gate with 0 events;
+    the honest morning after publishes its truth."""
     settings, days, outcomes, comparisons = _replay(
         tmp_settings, [None, "duplicate_across_pages", "repeat_first:5", None]
     )
@@ -189,8 +191,7 @@ def test_a_record_listed_twice_at_the_same_place_in_both_passes_is_kept_once(tmp
 @pytest.mark.postgres
 @pytest.mark.fault("unreadable records and shared or placeholder numbers, on PostgreSQL")
 def test_on_postgresql_the_same_loads_are_quarantined_and_published_true(postgres, tmp_settings):
-    """on PostgreSQL: a name in CP949 bytes, its number on a second row and "-" numbers on one
-    day: exit 0, false 0 / missed 0, both rows listed; the honest morning after publishes its truth"""
+    """PostgreSQL: CP949 name + its number on a 2nd row + '-' numbers: exit 0, false 0 / missed 0, listed, next morning recovers"""
     settings = on_postgres(dataclasses.replace(tmp_settings, agy_binary="/nonexistent/agy"), "quarantine")
     registry = SyntheticRegistry(seed=41, size=300, start_date=START)
     days = [START + timedelta(days=n) for n in range(3)]

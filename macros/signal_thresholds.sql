@@ -9,7 +9,7 @@
         'withdrawn_share_ratio', 'identity_churn_ratio', 'field_fill_collapse_points',
         'event_burst_factor', 'event_burst_min', 'field_null_surge_points',
         'permit_parse_fail_ratio', 'slow_fetch_factor', 'http_retry_max', 'history_window_days',
-        'field_change_ratio', 'field_change_min',
+        'field_change_ratio', 'field_change_min', 'quarantine_share_ratio', 'quarantine_min',
     ]) }}
 {%- endmacro %}
 
@@ -30,4 +30,9 @@
 
 {% macro field_change_limit(previous_record_count) -%}
     greatest({{ var('field_change_min') }}, {{ var('field_change_ratio') }} * coalesce({{ previous_record_count }}, 0))
+{%- endmacro %}
+
+
+{% macro quarantine_limit(record_count) -%}
+    greatest({{ var('quarantine_min') }}, {{ var('quarantine_share_ratio') }} * coalesce({{ record_count }}, 0))
 {%- endmacro %}

@@ -50,3 +50,39 @@
     {%- endfor %}
     ), '')
 {%- endmacro %}
+
+
+{% macro permit_no_placeholder(column) -%}
+    {#- True when a registration number is a stand-in for "no number" ("-", "", "N/A", "없음",
+        white space, punctuation alone): the models treat it as no number (null), as they treat
+        a new registration that has none yet, so four records sent as "-" are four records
+        without a number, never four records sharing one. -#}
+    coalesce({{ comparison_key(column) }} in ({{ permit_no_placeholder_words() }}), true)
+{%- endmacro %}
+
+
+{% macro permit_no_placeholder_words() -%}
+    {#- The comparison keys (case, width, punctuation and spaces folded away) of the words that
+        mean "no number": N/A, NA, none, null, nil, 없음, 미정, 미부여, 해당없음. A key that is empty
+        (punctuation or spaces alone, such as "-") is a placeholder too. -#}
+    'na', 'none', 'null', 'nil', '없음', '미정', '미부여', '해당없음'
+{%- endmacro %}
+
+
+{% macro unreadable_text(columns) -%}
+    {#- What makes a row version unreadable, field by field, in Korean for the integrity sheet
+        (null when every field is readable text): a value the loader stored escaped (a U+241B
+        marker and an ASCII JSON string) because it held bytes that are not UTF-8 (kept as
+        surrogateescape, \udc80-\udcff), a lone surrogate, or a NUL. Such a record is quarantined
+        (int_load_items_quarantined): shown escaped it would publish a mojibake CHANGED. -#}
+    nullif(concat_ws(', '
+    {%- for column, field in columns.items() %},
+        case when starts_with({{ column }}, '␛') then '{{ field }}: ' || case
+            when {{ regex_matches(column, '\\\\u[dD][cC][89a-fA-F][0-9a-fA-F]') }} then 'UTF-8 이 아닌 바이트(CP949 등)'
+            when {{ regex_matches(column, '\\\\u[dD][89a-fA-F][0-9a-fA-F]{2}') }} then '짝 없는 서로게이트'
+            when {{ regex_matches(column, '\\\\u0000') }} then 'NUL 문자'
+            else '저장할 수 없는 글자'
+        end end
+    {%- endfor %}
+    ), '')
+{%- endmacro %}

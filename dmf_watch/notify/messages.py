@@ -68,6 +68,20 @@ def _html_doc(title: str, parts: list[str]) -> str:
     )
 
 
+def _quarantine_line(con, as_of: date) -> str | None:
+    """The records the day held out of the diff (signal records_quarantined: what was wrong, one
+    line), or None when it held none."""
+    marts = con.schemas.marts
+    if not table_exists(con, marts, "dmf_signals"):
+        return None
+    row = _fetch_one(
+        con,
+        f"select baseline_text from {marts}.dmf_signals where as_of_date = ? and signal_id = 'records_quarantined' and fired",
+        [as_of],
+    )
+    return f"격리(무결성신호 시트): {row['baseline_text']}" if row else None
+
+
 def _counts_line(summary: dict[str, Any]) -> str:
     return (
         f"신규 {summary.get('new_count') or 0} · 변경 {summary.get('changed_count') or 0} · "
@@ -118,6 +132,8 @@ def daily_message(
         if empty_day == "none":
             return None
         line = f"DMF Watch {as_of}: 변경 없음 ({verdict_word}, 등록 {summary.get('registry_count') or 0}건)."
+        quarantined = _quarantine_line(con, as_of)
+        line += f"\n{quarantined}" if quarantined else ""
         return Message(
             "daily",
             f"daily:{as_of}",
@@ -162,6 +178,10 @@ def daily_message(
             note = "조치 목록: 긴급·높음·관심목록 이벤트 없음"
             lines.append(note)
             parts.append(f"<p>{html.escape(note)}</p>")
+    quarantined = _quarantine_line(con, as_of) if facts.verdict == "accepted" else None
+    if quarantined:
+        lines.append(quarantined)
+        parts.append(f"<p>{html.escape(quarantined)}</p>")
     if facts.action_required:
         note = "AI 이상 해석: 조치 필요(ACTION_REQUIRED) — 무결성신호 시트를 확인하세요 (AI 생성·참고용)"
         lines.append(note)

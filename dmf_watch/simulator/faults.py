@@ -65,6 +65,15 @@ integrity gates that must catch what the loader cannot:
                                  change at the source: every identity by number breaks).
 - ``null_field:F[+G...]``        field F (and G...) is null in every record (the API stopped
                                  sending it, or renamed it in a way the loader cannot see).
+- ``permit_placeholder[:s]``     every registration without a number is sent with the number s
+                                 (default ``-``; e.g. ``N/A``, ``없음``) instead of null.
+- ``bad_text:k``                 one record that does not change today (the middle of the list)
+                                 has its applicant sent as k = ``cp949`` (bytes that are not
+                                 UTF-8; the JSON carries them as \\udcXX escapes) or ``surrogate``
+                                 (a lone surrogate inside the name).
+- ``permit_no_twice``            one registration that does not change today is listed on a second
+                                 row right after its own, mid-update: same number, another
+                                 manufacturer (two rows under one number; counted).
 - ``oversized_page``             every page answers twice the rows asked (1,000 when 500 were
                                  asked, the list paged by 1,000): the positions the client gives
                                  page 2's records collide with page 1's, so the load is rejected
@@ -82,6 +91,7 @@ from typing import Any
 ITEMS_SHAPES = ("object", "list", "single", "empty_string")
 LIST_MOVES = ("withdraw", "to_end")
 ITEM_DRIFTS = ("missing_key", "array", "datetime", "empty_record")
+BAD_TEXTS = ("cp949", "surrogate")
 
 
 class FaultSpecError(ValueError):
@@ -119,6 +129,9 @@ class Faults:
     repeat_first: int = 0
     item_shape: str | None = None
     gzip_bomb_mib: int = 0
+    permit_placeholder: str | None = None
+    bad_text: str | None = None
+    permit_no_twice: bool = False
 
     @classmethod
     def parse(cls, spec: str | None) -> Faults:
@@ -193,12 +206,23 @@ class Faults:
             parts.append(f"item_shape:{self.item_shape}")
         if self.gzip_bomb_mib:
             parts.append(f"gzip_bomb:{self.gzip_bomb_mib}")
+        if self.permit_placeholder is not None:
+            parts.append(f"permit_placeholder:{self.permit_placeholder}")
+        if self.bad_text is not None:
+            parts.append(f"bad_text:{self.bad_text}")
+        if self.permit_no_twice:
+            parts.append("permit_no_twice")
         return ",".join(parts)
 
     def reshape_item(self, item: dict[str, Any], position: int = 0) -> dict[str, Any]:
         """The record at `position` as served under the data faults (a copy; the registry is not
         touched)."""
-        if self.permit_no_separator is None and not self.null_fields and self.item_shape is None:
+        if (
+            self.permit_no_separator is None
+            and not self.null_fields
+            and self.item_shape is None
+            and self.permit_placeholder is None
+        ):
             return item
         served = dict(item)
         if self.item_shape == "missing_key" and position % 7 == 3:
@@ -209,6 +233,8 @@ class Faults:
             served["DMF_PERMIT_DATE"] += " 00:00:00.0"
         if self.permit_no_separator is not None and served.get("DMF_PERMIT_NO"):
             served["DMF_PERMIT_NO"] = served["DMF_PERMIT_NO"].replace("-", self.permit_no_separator)
+        if self.permit_placeholder is not None and served.get("DMF_PERMIT_NO") is None:
+            served["DMF_PERMIT_NO"] = self.permit_placeholder
         for name in self.null_fields:
             if name in served:
                 served[name] = None
@@ -267,7 +293,19 @@ def _apply(values: dict[str, Any], name: str, arg: str, opts: dict[str, str]) ->
         values["truncate_last_page"] = _count(arg, default=0)
     elif name == "total_count_shift":
         values["total_count_shift"] = int(arg) if arg else 3
-    elif name in ("duplicate_across_pages", "duplicate_shifting", "camelcase_keys", "oversized_page"):
+    elif name == "permit_placeholder":
+        values["permit_placeholder"] = arg or "-"
+    elif name == "bad_text":
+        if arg not in BAD_TEXTS:
+            raise ValueError(f"the text must be one of {', '.join(BAD_TEXTS)}")
+        values["bad_text"] = arg
+    elif name in (
+        "duplicate_across_pages",
+        "duplicate_shifting",
+        "camelcase_keys",
+        "oversized_page",
+        "permit_no_twice",
+    ):
         values[name] = True
     elif name == "list_moves":
         if arg not in LIST_MOVES:

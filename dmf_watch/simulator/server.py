@@ -157,10 +157,43 @@ class _State:
         items = self._cache[1]
         if self.faults.item_shape == "empty_record":
             items = [*items, dict.fromkeys(items[0] if items else ("DMF_PERMIT_NO",))]
+        if self.faults.bad_text is not None or self.faults.permit_no_twice:
+            items = self._unchanged_record_faults(items)
         if self.faults.duplicate_across_pages and len(items) > 1:
             # A record that really is listed twice: the same record at the same two places.
             items = list(items)
             items.insert(len(items) * 2 // 3, items[min(7, len(items) - 1)])
+        return items
+
+    def _unchanged_record_faults(self, items: list[dict]) -> list[dict]:
+        """bad_text and permit_no_twice, on the first record from the middle of the list on that
+        has a number and no change in the source's truth today (so the fault alone is what a
+        client sees differ)."""
+        truth = getattr(self.source, "truth_for", None)
+        changed = {entry.get("permit_no") for entry in (truth(self.day) if truth else [])}
+        position = next(
+            (
+                i
+                for i in range(len(items) // 2, len(items))
+                if items[i].get("DMF_PERMIT_NO") and items[i]["DMF_PERMIT_NO"] not in changed
+            ),
+            None,
+        )
+        if position is None:
+            return items
+        items = list(items)
+        original = items[position]
+        record = dict(original)
+        if self.faults.bad_text == "cp949":
+            # bytes that are not UTF-8, as a client decoding with surrogateescape holds them
+            record["ENTP_NAME"] = (record["ENTP_NAME"] or "신청인").encode("cp949").decode("utf-8", "surrogateescape")
+        elif self.faults.bad_text == "surrogate":
+            name = record["ENTP_NAME"] or "신청인"
+            record["ENTP_NAME"] = name[:1] + "\ud800" + name[1:]
+        items[position] = record
+        if self.faults.permit_no_twice:
+            twin = dict(original, MNFCTR_NAME=(original.get("MNFCTR_NAME") or "") + ",Second Site Pharma Co., Ltd.")
+            items.insert(position + 1, twin)
         return items
 
     def listing(self, page_no: int = 1) -> list[dict]:

@@ -67,20 +67,38 @@ links as (
 
 ),
 
+chain_identities as (
+
+    select
+        record_id,
+        item_position,
+        cast(as_of_date as varchar) || '|' || coalesce('P:' || permit_no_key, 'F:' || fallback_key) as identity_text,
+        load_id
+
+    from items
+    where record_id not in (select record_id from links)
+
+),
+
 chain_starts as (
 
+    -- two chains starting in one load from the same number or fallback key (records the links
+    -- could not tell apart) are told apart by their place in the list: a key is never shared
     select
         record_id,
         'dmf_' || left(
             md5(
-                cast(as_of_date as varchar) || '|'
-                || coalesce('P:' || permit_no_key, 'F:' || fallback_key)
+                identity_text
+                || case
+                    when count(*) over (partition by load_id, identity_text) > 1
+                        then '|#' || cast(item_position as varchar)
+                    else ''
+                end
             ),
             16
         ) as dmf_key
 
-    from items
-    where record_id not in (select record_id from links)
+    from chain_identities
 
     {%- if is_incremental() %}
 

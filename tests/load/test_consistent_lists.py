@@ -4,7 +4,9 @@ gates: real `dmf run` days over the simulator, each published day held against i
 Before: a record withdrawn (or edited and moved to the end) between two pages, a last page
 repeating page 1's records, a key dropped from every 7th item, a list sent as a JSON array,
 dates with a time part or a record with every field empty were all "complete" and published
-false WITHDRAWN, NEW and CHANGED events with exit 0."""
+false WITHDRAWN, NEW and CHANGED events with exit 0. (A record with every field empty, and one
+listed twice at the same places in both passes, are now quarantined and the day published:
+tests/load/test_quarantined_records.py.)"""
 
 from __future__ import annotations
 
@@ -45,8 +47,9 @@ def _events(settings, day: date) -> int:
 
 @pytest.mark.fault("a list that moved while it was paged")
 def test_a_list_that_moved_while_paged_publishes_nothing_false(tmp_settings):
-    """moved once: read again and published true; moving on every pass, or repeating page 1 on
-    its last page: rejected in one line, 0 events; every published day matches the truth"""
+    """moved once: read again and published true; moving on every pass: rejected in one line;
+    repeating page 1 on its last page (5 records in place of others, the same in both passes):
+    rejected by the quarantine share gate; 0 events; every published day matches the truth"""
     settings, outcomes, comparisons = _replay(
         tmp_settings,
         seed=41,
@@ -59,11 +62,15 @@ def test_a_list_that_moved_while_paged_publishes_nothing_false(tmp_settings):
     assert query(settings, "select attempts from marts.dmf_loads where as_of_date = ?", [DAYS[1]]) == [(3,)]
     reasons = _reasons(settings)
     assert "the list changed while it was read: " in reasons[DAYS[2]] and "(3 passes)" in reasons[DAYS[2]]
-    ((total,),) = query(settings, "select total_count from marts.dmf_loads where as_of_date = ?", [DAYS[3]])
-    assert (
-        f"reported {total:,} records but listed {total - 5:,} distinct ones: 5 record(s) came back twice"
-        in (reasons[DAYS[3]])
+    # the same 5 repeats at the same places in both passes: the load is complete, the repeats are
+    # quarantined, and 5 of 1,200 is above the share (the larger of 3 and 0.1%): rejected as before
+    ((status, duplicates, gates),) = query(
+        settings,
+        "select fetch_status, duplicate_count, rejected_gates from marts.dmf_loads where as_of_date = ?",
+        [DAYS[3]],
     )
+    assert (status, duplicates) == ("complete", 5) and "quarantine_share" in gates.split(","), gates
+    assert "\n" not in reasons[DAYS[3]]
     assert _events(settings, DAYS[2]) == _events(settings, DAYS[3]) == 0
     # the next honest morning is compared with the last accepted day and publishes its truth
     assert query(settings, "select previous_accepted_as_of from marts.dmf_loads where as_of_date = ?", [DAYS[4]]) == [
@@ -72,9 +79,10 @@ def test_a_list_that_moved_while_paged_publishes_nothing_false(tmp_settings):
     assert _events(settings, DAYS[4]) > 0
 
 
-@pytest.mark.fault("items that drift below the gates (a missing key, an array, a date with a time, an empty record)")
+@pytest.mark.fault("items that drift below the gates (a missing key, an array, a date with a time)")
 def test_items_that_drift_below_the_gates_are_rejected_naming_the_field(tmp_settings):
     """each drift: exit 2, one line naming the field, the shape and how many items, 0 events;
+    an empty record among them is no drift any more (quarantined, the day published true);
     the next honest morning matches the truth"""
     settings, outcomes, comparisons = _replay(
         tmp_settings,
@@ -89,15 +97,15 @@ def test_items_that_drift_below_the_gates_are_rejected_naming_the_field(tmp_sett
         ],
     )
 
-    assert [o.exit_code for o in outcomes] == [0, 2, 2, 2, 2, 0]
+    assert [o.exit_code for o in outcomes] == [0, 2, 2, 2, 0, 0]
     for comparison in comparisons:
         assert comparison.matches, (comparison.as_of, comparison.missing, comparison.extra)
     reasons = _reasons(settings)
     assert "MNFCTR_NAME key missing in 172 of 1,2" in reasons[DAYS[1]]
     assert "MANUF_COUNTRY_CODE_NM sent as a JSON array in " in reasons[DAYS[2]]
     assert "DMF_PERMIT_DATE as 9999-99-99 99:99:99.9 in " in reasons[DAYS[3]]
-    assert "a record with every field empty in 1 of " in reasons[DAYS[4]]
-    for day in DAYS[1:5]:
+    assert DAYS[4] not in reasons  # the empty record is quarantined (tests/load/test_quarantined_records.py)
+    for day in DAYS[1:4]:
         assert _events(settings, day) == 0
         assert "\n" not in reasons[day]
     summary = openpyxl.load_workbook(report_path(settings.reports_dir, DAYS[1]))["요약"]

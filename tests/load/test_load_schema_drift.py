@@ -113,13 +113,13 @@ def test_a_date_in_another_form_is_drift_named_by_its_pattern(real_sample):
     assert "2026" not in drift.summary()  # the pattern, never a value
 
 
-def test_a_record_with_every_field_empty_is_drift(real_sample):
+def test_a_record_with_every_field_empty_is_no_drift(real_sample):
+    """An empty record fits the schema: the models quarantine it (int_load_items_quarantined), so
+    one such record no longer rejects every morning while MFDS keeps it in the list."""
     items = [dict(item) for item in real_sample]
     items.append(dict.fromkeys(real_sample[0]))
     items.append({key: " " for key in real_sample[0]})
-    drift = audit_of(items).drift()
-    assert drift is not None and drift.shapes == [{"field": "*", "shape": "with every field empty", "items": 2}]
-    assert "a record with every field empty in 2 of 369 items" in drift.reason()
+    assert audit_of(items).drift() is None
 
 
 def test_a_field_absent_from_every_item_is_missing(real_sample):

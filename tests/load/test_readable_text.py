@@ -1,6 +1,7 @@
 """Comparison keys see what a reader sees: a name sent decomposed (Unicode NFD) is the name sent
 composed, for change detection and for the watchlist, whichever side is decomposed; text that is
-not valid UTF-8 is kept as received and flagged, never replaced.
+not valid UTF-8 is kept as received in raw and flagged, never replaced, and its record is
+quarantined (no mojibake CHANGED; its registration keeps its last good version).
 
 Before: 20 real records re-sent in NFD gave 20 CHANGED whose before and after look the same, and
 a watched ingredient in NFD silently left the watchlist. Real records over the simulator, a real
@@ -76,7 +77,7 @@ def test_names_sent_decomposed_are_no_change(replayed):
     changed = query(
         settings, "select ingredient_name, changed_fields from marts.dmf_events where as_of_date = ?", [DAY_2]
     )
-    assert [fields for _, fields in changed] == ["applicant"]  # only the undecodable one
+    assert changed == []  # the undecodable one is quarantined, not a CHANGED
 
 
 @pytest.mark.fault("names in Unicode NFD (decomposed Hangul, combining accents)")
@@ -93,8 +94,9 @@ def test_a_watch_term_matches_whatever_the_normalization_of_either_side(replayed
 
 
 @pytest.mark.fault("a name sent as CP949 bytes")
-def test_text_that_is_not_utf8_is_kept_escaped_and_flagged(replayed):
-    """kept escaped (the bytes recoverable, no U+FFFD), undecodable_text names the field"""
+def test_text_that_is_not_utf8_is_kept_escaped_and_quarantined(replayed):
+    """kept escaped in raw (the bytes recoverable, no U+FFFD), undecodable_text names the field, the
+    record quarantined: no CHANGED, its registration keeps its last good version"""
     settings, _, _, _, record = replayed
     ((observed, fired, text),) = query(
         settings,
@@ -102,11 +104,25 @@ def test_text_that_is_not_utf8_is_kept_escaped_and_flagged(replayed):
         [DAY_2],
     )
     assert (observed, fired) == (1.0, True) and "항목: applicant" in text
-    ((before, after),) = query(
+    assert query(
         settings,
-        "select before_value, after_value from marts.dmf_event_field_changes where as_of_date = ? and field_name = 'applicant'",
+        "select count(*) from marts.dmf_event_field_changes where as_of_date = ? and field_name = 'applicant'",
+        [DAY_2],
+    ) == [(0,)]
+    ((stored,),) = query(
+        settings,
+        "select entp_name from mfds_raw.dmf_items where as_of_date = ? and dmf_permit_no = ?",
+        [DAY_2, record["DMF_PERMIT_NO"]],
+    )
+    assert stored.startswith("\u241b") and "\\udc" in stored  # escaped, the bytes recoverable, nothing replaced
+    assert "\ufffd" not in stored
+    ((applicant,),) = query(
+        settings, "select applicant from marts.dmf_registrations where permit_no = ?", [record["DMF_PERMIT_NO"]]
+    )
+    assert applicant == record["ENTP_NAME"].strip()  # the last good version
+    ((kind, detail),) = query(
+        settings,
+        "select quarantine_kind, quarantine_detail from intermediate.int_load_items_quarantined where as_of_date = ?",
         [DAY_2],
     )
-    assert before == record["ENTP_NAME"].strip()
-    assert after.startswith("\u241b") and "\\udc" in after  # escaped, the bytes recoverable, nothing replaced
-    assert "\ufffd" not in after
+    assert (kind, detail) == ("unreadable_text", "applicant: UTF-8 이 아닌 바이트(CP949 등)")

@@ -35,7 +35,8 @@ def test_ordinary_values_are_stored_untouched():
 @pytest.mark.e2e
 @pytest.mark.fault("a lone surrogate or a NUL in one record")
 def test_a_record_with_a_lone_surrogate_and_a_nul_is_stored_escaped_and_the_day_is_accepted(tmp_settings):
-    """a lone surrogate and a NUL in one record: stored escaped, read back exactly, the day accepted, exit 0"""
+    """a lone surrogate and a NUL in one record: stored escaped, read back exactly, the record
+    quarantined (nothing to diff it as), the day accepted, exit 0"""
     items = [dict(item) for item in small_registry(40).items_for(1)]
     items[3].update(HOSTILE)
     with SimulatorServer(StaticSource(items), service_key=SERVICE_KEY) as server:
@@ -50,3 +51,7 @@ def test_a_record_with_a_lone_surrogate_and_a_nul_is_stored_escaped_and_the_day_
     )
     assert [tuple(received(v) for v in row) for row in stored] == [tuple(HOSTILE.values())]
     assert query(settings, "select fetch_status, distinct_count from mfds_raw.load_runs") == [("complete", 40)]
+    assert query(
+        settings,
+        "select item_position, quarantine_kind, quarantine_detail from intermediate.int_load_items_quarantined",
+    ) == [(3, "unreadable_text", "ingredient_name: 짝 없는 서로게이트, manufacturer: NUL 문자")]

@@ -3,9 +3,11 @@
 Why the verdict lives here: a withdrawal is only ever inferred from absence (SPEC §3), so a
 load that lost records on the way must never look like a good one. The fetch therefore returns
 a `FetchResult` whose status says *complete* only when the pages add up to one consistent list:
-every page answered 00, totalCount held still, exactly totalCount distinct records arrived (a
-record listed twice stands where another should be: the list moved, or the API repeats pages),
-and the next pass, paged with boundaries elsewhere, read the same records at the same places.
+every page answered 00, totalCount held still, exactly totalCount records arrived, and the next
+pass, paged with boundaries elsewhere, read the same records at the same places. A record listed
+twice in a list that moved stands where another should be (rejected); one listed twice at the
+same places in both passes is a duplicate the registry holds, kept once with its repeat_count and
+counted by the models (the quarantine share gates a day with too many).
 A list that moved is read again, within `max_list_attempts` passes and the load's deadline.
 
 Nothing in this module raises for API or data problems: they become the result's status and a
@@ -476,9 +478,10 @@ def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PL
 
 
 def _repeats_problem(current: ListPass) -> str | None:
-    """A record listed twice in one pass: the list moved under the pages (one record seen twice,
-    another never) or the API repeats records in place of others. Either way the list holds
-    fewer distinct records than it reports, so it is not the list (SPEC §3)."""
+    """A record listed twice in a pass that the next pass does not repeat place by place: the list
+    moved under the pages (one record seen twice, another never), so the list holds fewer
+    distinct records than it reports and is not the list (SPEC §3). A record listed twice at the
+    same places in two passes is a stable duplicate, kept once (the caller decides)."""
     repeats = current.repeats()
     if not repeats:
         return None
@@ -624,7 +627,7 @@ def _fetch_registry(
                 status, reason = "incomplete", redact(drift.reason(), *keys)
                 log.warning("MFDS list pass %d: %s", attempts, reason)
                 break
-            reason = current.problem or _repeats_problem(current)
+            reason = current.problem
             if reason is not None:
                 log.info("MFDS list pass %d incomplete: %s", attempts, reason)
                 confirmed = None
@@ -632,9 +635,15 @@ def _fetch_registry(
             listed = [identity(item) for _, _, item in current.received]
             if confirmed is not None:
                 if listed == confirmed:
+                    # Two passes paged differently agree place by place: a record listed twice
+                    # is one the registry itself holds twice (a stable duplicate), kept once
+                    # with its repeat_count; the models count it and a share gates the day.
                     status, reason = "complete", None
                     break
-                reason = "the list changed while it was read: " + _difference(confirmed, listed)
+                # a record seen twice in a list that moved stands where another should be
+                reason = _repeats_problem(current) or (
+                    "the list changed while it was read: " + _difference(confirmed, listed)
+                )
                 log.info("MFDS list pass %d: %s; reading it again", attempts, reason)
             confirmed = listed
         if status == "incomplete" and reason is None:  # one clean pass and no attempt left to confirm it

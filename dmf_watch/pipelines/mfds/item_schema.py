@@ -16,8 +16,10 @@ received, and any of these is drift that rejects the load:
 - a value that is **not text** (an array, an object, a number, a boolean; null is fine);
 - a **date** (`DMF_PERMIT_DATE`) that is not exactly an ISO calendar date `YYYY-MM-DD`, spaces
   around it included (null or empty is fine: any field may be empty);
-- a record with **every field empty**: nothing identifies it, so it can only become a NEW and
-  then a WITHDRAWN.
+
+A record with every field empty is not drift: it is one unreadable record, quarantined by the
+models (stg_mfds__quarantined_items: held out of the diff, listed, gated by a share), so one such
+record no longer rejects every morning while MFDS keeps it in the list.
 
 The audit keeps up to 3 raw items exactly as received as samples for the report and the AI
 diagnosis; names shown in sentences are clipped and made printable, as they are API text.
@@ -161,10 +163,6 @@ def value_shape(name: str, value: Any) -> str | None:
     return None
 
 
-def _is_empty(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
 @dataclass
 class KeyAudit:
     """Keys and value shapes seen over the items of one list pass (merged page by page)."""
@@ -199,9 +197,6 @@ class KeyAudit:
             for name in ITEM_SCHEMA:
                 if name not in seen:
                     self._count_shape(name, "key missing")
-        if seen and all(_is_empty(value) for value in seen.values()):
-            strange = True
-            self._count_shape(EVERY_FIELD, "with every field empty")
         if len(self.first_items) < MAX_SAMPLES:
             self.first_items.append(copy.deepcopy(raw))
         if strange and len(self.drift_items) < MAX_SAMPLES:

@@ -25,7 +25,10 @@ renamed as (
     select
         row_hash,
 
-        {{ display_text('dmf_permit_no') }} as permit_no,
+        -- a placeholder ("-", "N/A", "없음") is no number: the record is one without a number yet
+        case
+            when not {{ permit_no_placeholder('dmf_permit_no') }} then {{ display_text('dmf_permit_no') }}
+        end as permit_no,
         {{ display_text('ingr_kor_name') }} as ingredient_name,
         {{ display_text('entp_name') }} as applicant,
         {{ display_text('bizrno') }} as applicant_bizrno,
@@ -35,7 +38,9 @@ renamed as (
         {{ display_text('dmf_permit_date') }} as permit_date,
         {{ display_text('notice_code') }} as notice_code,
 
-        {{ normalized_permit_no('dmf_permit_no') }} as permit_no_key,
+        case
+            when not {{ permit_no_placeholder('dmf_permit_no') }} then {{ normalized_permit_no('dmf_permit_no') }}
+        end as permit_no_key,
         {{ comparison_key('ingr_kor_name') }} as ingredient_name_key,
         {{ comparison_key('entp_name') }} as applicant_key,
         {{ comparison_key('bizrno') }} as applicant_bizrno_key,
@@ -61,7 +66,20 @@ renamed as (
             'dmf_permit_no': 'permit_no', 'ingr_kor_name': 'ingredient_name', 'entp_name': 'applicant',
             'bizrno': 'applicant_bizrno', 'mnfctr_name': 'manufacturer', 'mnfctr_place': 'manufacture_place',
             'manuf_country_code_nm': 'countries', 'dmf_permit_date': 'permit_date', 'notice_code': 'notice_code',
-        }) }} as undecodable_fields
+        }) }} as undecodable_fields,
+
+        {{ unreadable_text({
+            'dmf_permit_no': 'permit_no', 'ingr_kor_name': 'ingredient_name', 'entp_name': 'applicant',
+            'bizrno': 'applicant_bizrno', 'mnfctr_name': 'manufacturer', 'mnfctr_place': 'manufacture_place',
+            'manuf_country_code_nm': 'countries', 'dmf_permit_date': 'permit_date', 'notice_code': 'notice_code',
+        }) }} as unreadable_text,
+
+        (
+            {%- for column in ['dmf_permit_no', 'ingr_kor_name', 'entp_name', 'bizrno', 'mnfctr_name',
+                'mnfctr_place', 'manuf_country_code_nm', 'dmf_permit_date', 'notice_code'] %}
+            {{ display_text(column) }} is null{{ ' and' if not loop.last }}
+            {%- endfor %}
+        ) as is_empty_record
 
     from source
 

@@ -18,18 +18,32 @@ source as (
 
 ),
 
+quarantined as (
+
+    {#- Deviation from the staging style (README): the records a load holds that the models
+        cannot read (int_load_items_quarantined) are replaced by their registration's last good
+        version, or dropped, here, so that no model downstream reads one as received. -#}
+    select record_id, replacement_row_hash from {{ ref('int_load_items_quarantined') }}
+
+),
+
 renamed as (
 
     select
-        {{ record_id('load_id', 'item_position') }} as record_id,
-        load_id,
-        as_of_date,
-        item_position,
-        page_no,
-        repeat_count,
-        row_hash
+        {{ record_id('source.load_id', 'source.item_position') }} as record_id,
+        source.load_id,
+        source.as_of_date,
+        source.item_position,
+        source.page_no,
+        source.repeat_count,
+        coalesce(quarantined.replacement_row_hash, source.row_hash) as row_hash,
+        quarantined.record_id is not null as is_quarantined
 
     from source
+    left join quarantined
+        on {{ record_id('source.load_id', 'source.item_position') }} = quarantined.record_id
+    where quarantined.record_id is null
+        or quarantined.replacement_row_hash is not null
 
 )
 

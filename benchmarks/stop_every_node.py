@@ -132,7 +132,10 @@ def main() -> int:
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 code, node = build_stopped_after(env, log, k, sig)
                 if total is None:
-                    counted = [int(m.group(2)) for m in FINISHED.finditer(COLOURS.sub("", log.read_text("utf-8")))]
+                    counted = [
+                        int(m.group(2))
+                        for m in FINISHED.finditer(COLOURS.sub("", (log.read_text("utf-8") if log.exists() else "")))
+                    ]
                     total = max(counted) if counted else None  # stopped before dbt counted its nodes
                 same = marts_digest(settings) == before
                 stops += 1

@@ -15,8 +15,8 @@ from datetime import date
 
 from dmf_watch.core.config import Settings, check_as_of, check_directory, check_paths, load_settings, today_in_seoul
 from dmf_watch.core.errors import ConfigError, DmfError
+from dmf_watch.core.faults import classify
 from dmf_watch.core.interrupts import RunInterrupted, interruptible
-from dmf_watch.core.storage import write_failure
 from dmf_watch.simulator.command import add_serve_arguments, serve_command
 from dmf_watch.simulator.registry import DEFAULT_SEED
 
@@ -203,7 +203,11 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         from dmf_watch.commands.run import run_day
 
-        return run_day(settings, as_of).exit_code
+        outcome = run_day(settings, as_of)
+        if outcome.warning:  # published, but degraded (its backup failed): alerted, and said here
+            log.warning("%s %s", _command_line(args), outcome.warning)
+            print(f"dmf: {_scrub(outcome.warning)}", file=sys.stderr)
+        return outcome.exit_code
     if args.command == "load":
         from dmf_watch.pipelines.mfds.load import load_day
 
@@ -275,12 +279,18 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no, applicant=args.applicant))
         return 0
     if args.command == "status":
-        from dmf_watch.commands.status import day_statuses, format_table
+        from dmf_watch.commands.status import day_statuses, format_table, open_alerts
 
         if args.days < 1:
             raise DmfError("--days must be at least 1.")
-        statuses = day_statuses(settings, args.days, as_of)
-        print(format_table(statuses))
+        alerts = open_alerts(settings)  # from the state folder: shown even when the warehouse is not
+        try:
+            statuses = day_statuses(settings, args.days, as_of)
+        except DmfError:
+            if alerts:
+                print(alerts)
+            raise
+        print(format_table(statuses) + (f"\n\n{alerts}" if alerts else ""))
         return 0
     if args.command == "backfill":
         from pathlib import Path
@@ -498,11 +508,12 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
     try:
         return _run(args, settings)
     except DmfError as error:
-        disk = write_failure(error, settings)
-        line = _scrub(disk or str(error))
+        _alert_failed_morning(args, settings, error)
+        fault = classify(error, settings)
+        line = _scrub(fault.line if fault else str(error))
         log.error("%s %s", _command_line(args), " ".join(line.splitlines()))
         print(f"dmf: {line}", file=sys.stderr)
-        return 1 if disk else error.exit_code
+        return 1 if fault else error.exit_code
     except RunInterrupted as stopped:
         day = getattr(args, "as_of", None)
         line = stopped.sentence(day.isoformat() if day else None)
@@ -514,9 +525,11 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     except Exception as error:  # the user gets one line; the log keeps the traceback
         log.error(_scrub(traceback.format_exc()))
-        disk = write_failure(error, settings)
-        if disk:
-            print(f"dmf: {_scrub(disk)}", file=sys.stderr)
+        _alert_failed_morning(args, settings, error)
+        fault = classify(error, settings)
+        if fault:  # the warehouse's own fault (file held, server down, login, disk, privilege), named
+            log.error("%s %s", _command_line(args), _scrub(fault.line))
+            print(f"dmf: {_scrub(fault.line)}", file=sys.stderr)
             return 1
         from dmf_watch.commands.backup import warehouse_problem
 
@@ -530,6 +543,16 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _alert_failed_morning(args: argparse.Namespace, settings: Settings, error: BaseException) -> None:
+    """A `dmf run` that failed before its day began (the lock, the server, the file held by
+    another program) still raises the morning's alert; one run_day raised already is not repeated."""
+    if args.command != "run":
+        return
+    from dmf_watch.commands.run import alert_failed_run
+
+    alert_failed_run(settings, getattr(args, "as_of", None) or today_in_seoul(), error, echo=print)
 
 
 def entry() -> None:

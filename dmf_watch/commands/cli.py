@@ -486,7 +486,34 @@ def _setup(args: argparse.Namespace) -> Settings:
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
+    _dlt_logs_to_the_log(settings)
     return settings
+
+
+class _Scrubbed(logging.Filter):
+    """A record with its traceback formatted and the service key replaced, before any handler
+    writes it (dlt's tracebacks can hold a request's URL)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = _scrub(record.getMessage()), None
+        if record.exc_info:
+            record.exc_text = _scrub(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
+
+
+def _dlt_logs_to_the_log(settings: Settings) -> None:
+    """dlt's own log (its logger "dlt") into dmf.log, not onto stderr: dlt logs each failed load
+    job with its traceback, 887 lines on stderr for a role that may not write, where a user must
+    see one line. dlt keeps a handler the "dlt" logger already has (it adds a stderr one only
+    when there is none), so one set here first is the one it writes to."""
+    dlt_log = logging.getLogger("dlt")
+    for earlier in [h for h in dlt_log.handlers if any(isinstance(f, _Scrubbed) for f in h.filters)]:
+        dlt_log.removeHandler(earlier)  # a second main() in one process (tests) writes one copy
+        earlier.close()
+    handler = logging.FileHandler(settings.state_dir / "logs" / "dmf.log", encoding="utf-8")
+    handler.addFilter(_Scrubbed())
+    dlt_log.addHandler(handler)
 
 
 def main(argv: list[str] | None = None) -> int:

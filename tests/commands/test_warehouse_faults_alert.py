@@ -280,8 +280,9 @@ def test_a_read_only_role_is_one_sentence_without_a_traceback_and_alerted_once(p
     """A role that may read but not write: exit 1, one sentence naming the role and the privilege (no dlt traceback), one alert for two mornings, the next morning recovers."""
     assert pg_world.run(DAYS[0]).returncode == 0, pg_world.runs[-1].stderr[-3000:]
     role, secret = f"{pg_world.settings.schema_prefix}_ro"[:60], "ro-Pw-51c9e0d7a2"
-    with psycopg2.connect("") as con, con.cursor() as cur:
+    with psycopg2.connect("", user="postgres") as con, con.cursor() as cur:  # .ci/postgres's pgpass has its line
         cur.execute(f"create role {role} login password %s", (secret,))
+    with psycopg2.connect("") as con, con.cursor() as cur:  # the schemas' owner grants reading them
         cur.execute(
             "select schema_name from information_schema.schemata where schema_name like %s",
             (pg_world.settings.schema_prefix + "\\_%",),
@@ -293,7 +294,7 @@ def test_a_read_only_role_is_one_sentence_without_a_traceback_and_alerted_once(p
     try:
         failing = [pg_world.run(DAYS[1], **read_only), pg_world.run(DAYS[2], **read_only)]
     finally:
-        with psycopg2.connect("") as con, con.cursor() as cur:
+        with psycopg2.connect("", user="postgres") as con, con.cursor() as cur:
             cur.execute(f"drop owned by {role}")
             cur.execute(f"drop role {role}")
 

@@ -573,13 +573,17 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _alert_failed_morning(args: argparse.Namespace, settings: Settings, error: BaseException) -> None:
-    """A `dmf run` that failed before its day began (the lock, the server, the file held by
-    another program) still raises the morning's alert; one run_day raised already is not repeated."""
+    """A `dmf run` that the warehouse stopped before its day began (the file held by another
+    program, the server down or refusing the login, a full disk, another run holding the lock too
+    long) still raises the morning's alert; one run_day raised already is not repeated. A refused
+    input (a date, a URL) is the caller's to fix and stays a line only."""
     if args.command != "run":
         return
+    from dmf_watch.commands.lock import WarehouseBusy
     from dmf_watch.commands.run import alert_failed_run
 
-    alert_failed_run(settings, getattr(args, "as_of", None) or today_in_seoul(), error, echo=print)
+    if isinstance(error, WarehouseBusy) or classify(error, settings) is not None:
+        alert_failed_run(settings, getattr(args, "as_of", None) or today_in_seoul(), error, echo=print)
 
 
 def entry() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from dmf_watch.commands.backup import back_up_after_run
 from dmf_watch.commands.build import build
+from dmf_watch.commands.lock import WarehouseBusy
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
@@ -100,6 +101,8 @@ def failure_line(settings: Settings, error: BaseException) -> tuple[str, str | N
     fault it is (core/faults.py) or None: the fault named, never "unexpected"."""
     if isinstance(error, RunInterrupted):
         return error.sentence(), None
+    if isinstance(error, WarehouseBusy):  # another dmf run: a streak of its own
+        return str(error), "warehouse_busy"
     fault = classify(error, settings)
     if fault is not None:
         return fault.line, fault.kind

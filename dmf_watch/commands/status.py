@@ -187,10 +187,14 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
             unbuilt = _unbuilt_dates(con)
     except warehouse.Error as exc:
         from dmf_watch.commands.backup import warehouse_problem
+        from dmf_watch.core.faults import classify
 
         damage = warehouse_problem(settings, exc) if settings.warehouse == "duckdb" else None
+        fault = classify(exc, settings)  # a program holding the file, the server down, a login refused
         raise DmfError(
-            damage or f"{where} cannot be read ({str(exc).splitlines()[0][:120]}); is another dmf command writing it?"
+            damage
+            or (fault.line if fault else None)
+            or f"{where} cannot be read ({str(exc).splitlines()[0][:120]}); is another dmf command writing it?"
         ) from None
     seoul_today = today_in_seoul()
     live = _live_advice(settings, seoul_today)

@@ -102,6 +102,7 @@ def one_line(done: subprocess.CompletedProcess) -> str:
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("dmf: "), done.stderr[-3000:]
     line = done.stderr[len("dmf: ") :].strip()
     assert "unexpected" not in line and "Traceback" not in line, line
+    print(f"exit {done.returncode}: dmf: {line}")  # shown by `pytest -rP`: the line users see
     return line
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
-from dmf_watch.core.storage import free_space, human_bytes, mount_point
+from dmf_watch.core.storage import WRITE_PHRASES, free_space, human_bytes, mount_point
 
 log = logging.getLogger(__name__)
 
@@ -103,11 +103,12 @@ def back_up(settings: Settings, as_of: date | None = None) -> Copy:
 def backup_failure_line(settings: Settings, as_of: date, error: BaseException) -> str:
     """The one line of a backup that failed after a published day: the day stands, the copy of
     what the API can never give again does not, and where to free space."""
-    reason = (
-        (error.strerror or str(error)).lower()
-        if isinstance(error, OSError)
-        else (str(error).splitlines() or [type(error).__name__])[0][:160]
+    text = str(error)
+    # DuckDB wraps the kernel's answer in a JSON blob about an async write: name the answer
+    reason = next((phrase for phrase in WRITE_PHRASES if phrase in text.lower()), None) or (
+        error.strerror.lower() if isinstance(error, OSError) and error.strerror else None
     )
+    reason = reason or (text.splitlines() or [type(error).__name__])[0][:160]
     where = settings.backup_dir
     return (
         f"{as_of} was published, but its backup to {where} (DMF_BACKUP_DIR) failed: {reason}, "

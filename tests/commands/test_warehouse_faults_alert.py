@@ -191,7 +191,8 @@ def test_a_failed_backup_after_a_published_day_alerts_once_and_status_shows_it(t
         line = one_line(failing[0])
         assert line.startswith(
             f"{DAYS[1]} was published, but its backup to {disk / 'backups'} (DMF_BACKUP_DIR) failed: "
-        )
+            "no space left on device, 0 bytes free there"
+        ), line
         assert f"the file system mounted at {disk}" in line, line
         backup_titles = [t for t in world.titles() if "백업" in t]
         assert backup_titles == [f"[DMF Watch] 경고: 백업 실패 (발행은 정상) ({DAYS[1].isoformat()})"], world.titles()

@@ -28,6 +28,7 @@ from pathlib import Path
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
+from dmf_watch.core.storage import WRITE_PHRASES, free_space, human_bytes, mount_point
 
 log = logging.getLogger(__name__)
 
@@ -99,19 +100,39 @@ def back_up(settings: Settings, as_of: date | None = None) -> Copy:
     return Copy(final, info["created_at"], info["as_of"], tables)
 
 
-def back_up_after_run(settings: Settings, as_of: date) -> str:
-    """back_up for `dmf run`: a failure (a full disk) is one log line, never the run's failure."""
+def backup_failure_line(settings: Settings, as_of: date, error: BaseException) -> str:
+    """The one line of a backup that failed after a published day: the day stands, the copy of
+    what the API can never give again does not, and where to free space."""
+    text = str(error)
+    # DuckDB wraps the kernel's answer in a JSON blob about an async write: name the answer
+    reason = next((phrase for phrase in WRITE_PHRASES if phrase in text.lower()), None) or (
+        error.strerror.lower() if isinstance(error, OSError) and error.strerror else None
+    )
+    reason = reason or (text.splitlines() or [type(error).__name__])[0][:160]
+    where = settings.backup_dir
+    return (
+        f"{as_of} was published, but its backup to {where} (DMF_BACKUP_DIR) failed: {reason}, "
+        f"{human_bytes(free_space(where))} free there (the file system mounted at {mount_point(where)}); "
+        "free space there or point DMF_BACKUP_DIR at a larger disk: the next accepted morning writes a backup again."
+    )
+
+
+def back_up_after_run(settings: Settings, as_of: date) -> tuple[str, str | None]:
+    """back_up for `dmf run`: (the step's line, the failure's one line or None). A failure (a
+    full disk) never undoes the published day; `dmf run` alerts it and prints its line."""
     if settings.warehouse != "duckdb":
         log.info("no backup after %s: %s", as_of, SERVER_BACKUPS)
-        return f"skipped: {SERVER_BACKUPS}"
+        return f"skipped: {SERVER_BACKUPS}", None
     try:
         copy = back_up(settings, as_of)
     except (OSError, *warehouse.Error) as error:
         log.warning("the backup after %s could not be written to %s: %s", as_of, settings.backup_dir, error)
-        return f"backup failed ({str(error).splitlines()[0][:120]}); the run's result stands"
+        return f"backup failed ({str(error).splitlines()[0][:120]}); the run's result stands", backup_failure_line(
+            settings, as_of, error
+        )
     size = sum(path.stat().st_size for path in copy.path.iterdir())
     log.info("backup %s: %s", copy.path, ", ".join(f"{t} {n}" for t, n in copy.tables.items()))
-    return f"{copy.path} ({size / 2**20:.1f} MiB)"
+    return f"{copy.path} ({size / 2**20:.1f} MiB)", None
 
 
 def restore_advice(backup_dir: Path) -> str:

@@ -15,8 +15,8 @@ from datetime import date
 
 from dmf_watch.core.config import Settings, check_as_of, check_directory, check_paths, load_settings, today_in_seoul
 from dmf_watch.core.errors import ConfigError, DmfError
+from dmf_watch.core.faults import classify
 from dmf_watch.core.interrupts import RunInterrupted, interruptible
-from dmf_watch.core.storage import write_failure
 from dmf_watch.simulator.command import add_serve_arguments, serve_command
 from dmf_watch.simulator.registry import DEFAULT_SEED
 
@@ -210,7 +210,11 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         from dmf_watch.commands.run import run_day
 
-        return run_day(settings, as_of).exit_code
+        outcome = run_day(settings, as_of)
+        if outcome.warning:  # published, but degraded (its backup failed): alerted, and said here
+            log.warning("%s %s", _command_line(args), outcome.warning)
+            print(f"dmf: {_scrub(outcome.warning)}", file=sys.stderr)
+        return outcome.exit_code
     if args.command == "load":
         from dmf_watch.commands.upgrade import upgrade_warehouse
         from dmf_watch.pipelines.mfds.load import load_day
@@ -287,21 +291,24 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(history_text(settings, ingredient=args.ingredient, permit_no=args.permit_no, applicant=args.applicant))
         return 0
     if args.command == "status":
-        from dmf_watch.commands.status import day_statuses, format_table, last_build_failure
+        from dmf_watch.commands.status import day_statuses, format_table, last_build_failure, open_alerts
 
         if args.days < 1:
             raise DmfError("--days must be at least 1.")
         from dmf_watch.commands.upgrade import layout_problem
         from dmf_watch.core import warehouse
 
+        alerts = open_alerts(settings)  # from the state folder: shown even when the warehouse is not
         try:
             statuses = day_statuses(settings, args.days, as_of)
-        except warehouse.Error:
-            upgrade = layout_problem(settings)
+        except (DmfError, *warehouse.Error) as error:
+            upgrade = layout_problem(settings) if not isinstance(error, DmfError) else None
+            if alerts:
+                print(alerts)
             if upgrade:  # the days cannot be read from marts of an earlier release: say why, once
                 raise DmfError(upgrade) from None
             raise
-        print(format_table(statuses, last_build_failure(settings)))
+        print(format_table(statuses, last_build_failure(settings)) + (f"\n\n{alerts}" if alerts else ""))
         upgrade = layout_problem(settings)  # read-only: what the next run does first, in one line
         if upgrade:
             print(f"Upgrade: {upgrade[0].upper()}{upgrade[1:]}")
@@ -504,7 +511,34 @@ def _setup(args: argparse.Namespace) -> Settings:
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
+    _dlt_logs_to_the_log(settings)
     return settings
+
+
+class _Scrubbed(logging.Filter):
+    """A record with its traceback formatted and the service key replaced, before any handler
+    writes it (dlt's tracebacks can hold a request's URL)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = _scrub(record.getMessage()), None
+        if record.exc_info:
+            record.exc_text = _scrub(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
+
+
+def _dlt_logs_to_the_log(settings: Settings) -> None:
+    """dlt's own log (its logger "dlt") into dmf.log, not onto stderr: dlt logs each failed load
+    job with its traceback, 887 lines on stderr for a role that may not write, where a user must
+    see one line. dlt keeps a handler the "dlt" logger already has (it adds a stderr one only
+    when there is none), so one set here first is the one it writes to."""
+    dlt_log = logging.getLogger("dlt")
+    for earlier in [h for h in dlt_log.handlers if any(isinstance(f, _Scrubbed) for f in h.filters)]:
+        dlt_log.removeHandler(earlier)  # a second main() in one process (tests) writes one copy
+        earlier.close()
+    handler = logging.FileHandler(settings.state_dir / "logs" / "dmf.log", encoding="utf-8")
+    handler.addFilter(_Scrubbed())
+    dlt_log.addHandler(handler)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -526,11 +560,12 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
     try:
         return _run(args, settings)
     except DmfError as error:
-        disk = write_failure(error, settings)
-        line = _scrub(disk or str(error))
+        _alert_failed_morning(args, settings, error)
+        fault = classify(error, settings)
+        line = _scrub(fault.line if fault else str(error))
         log.error("%s %s", _command_line(args), " ".join(line.splitlines()))
         print(f"dmf: {line}", file=sys.stderr)
-        return 1 if disk else error.exit_code
+        return 1 if fault else error.exit_code
     except RunInterrupted as stopped:
         day = getattr(args, "as_of", None)
         line = stopped.sentence(day.isoformat() if day else None)
@@ -542,9 +577,11 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     except Exception as error:  # the user gets one line; the log keeps the traceback
         log.error(_scrub(traceback.format_exc()))
-        disk = write_failure(error, settings)
-        if disk:
-            print(f"dmf: {_scrub(disk)}", file=sys.stderr)
+        _alert_failed_morning(args, settings, error)
+        fault = classify(error, settings)
+        if fault:  # the warehouse's own fault (file held, server down, login, disk, privilege), named
+            log.error("%s %s", _command_line(args), _scrub(fault.line))
+            print(f"dmf: {_scrub(fault.line)}", file=sys.stderr)
             return 1
         from dmf_watch.commands.backup import warehouse_problem
 
@@ -558,6 +595,20 @@ def _main(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _alert_failed_morning(args: argparse.Namespace, settings: Settings, error: BaseException) -> None:
+    """A `dmf run` that the warehouse stopped before its day began (the file held by another
+    program, the server down or refusing the login, a full disk, another run holding the lock too
+    long) still raises the morning's alert; one run_day raised already is not repeated. A refused
+    input (a date, a URL) is the caller's to fix and stays a line only."""
+    if args.command != "run":
+        return
+    from dmf_watch.commands.lock import WarehouseBusy
+    from dmf_watch.commands.run import alert_failed_run
+
+    if isinstance(error, WarehouseBusy) or classify(error, settings) is not None:
+        alert_failed_run(settings, getattr(args, "as_of", None) or today_in_seoul(), error, echo=print)
 
 
 def entry() -> None:

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from dmf_watch.commands.backup import back_up_after_run
 from dmf_watch.commands.build import build
-from dmf_watch.commands.lock import check_lock_held
+from dmf_watch.commands.lock import WarehouseBusy, check_lock_held
 from dmf_watch.commands.upgrade import upgrade_warehouse
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
+from dmf_watch.core.faults import classify
 from dmf_watch.core.interrupts import RunInterrupted, deferred_interruptions
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ class DayOutcome:
     reason: str | None
     exit_code: int
     reports: list[Path] = field(default_factory=list)
+    warning: str | None = None  # a degraded but published day (its backup failed): one line for stderr
 
 
 def day_verdict(settings: Settings, as_of: date) -> tuple[str, str | None]:
@@ -67,7 +69,7 @@ def run_day(
 ) -> DayOutcome:
     """The day end to end, then its messages. A failed or interrupted run still raises its alert
     before it raises; a delivery failure never changes the outcome."""
-    from dmf_watch.notify.day import notify_day
+    from dmf_watch.notify.day import notify_backup, notify_day
 
     echo = _logged(echo, service_key)
     stage = Stage()
@@ -83,18 +85,59 @@ def run_day(
             render_daily(settings, as_of)
         if outcome.verdict == "accepted":  # what the API can never give again, copied under the lock
             stage.name = "backup"
-            echo(f"{as_of}  backup  {back_up_after_run(settings, as_of)}")
+            line, failure = back_up_after_run(settings, as_of)
+            echo(f"{as_of}  backup  {line}")
+            if settings.warehouse == "duckdb":  # the backup's own alert streak (state folder)
+                backup_alert = notify_backup(settings, as_of, failure)
+                if backup_alert.alerts:
+                    echo(f"{as_of}  notify  {backup_alert.summary()}")
+            outcome.warning = failure
     except (Exception, RunInterrupted) as error:
-        if isinstance(error, RunInterrupted):
-            error.stage = error.stage or stage.name
-            error.day = as_of.isoformat()
-            why = error.sentence()
-        else:
-            why = str(error) if isinstance(error, DmfError) else f"unexpected {type(error).__name__}"
-        with deferred_interruptions():  # the alert of a stopped run must get out whole
-            echo(f"{as_of}  notify  {notify_day(settings, as_of, run_error=why, outbox=outbox).summary()}")
+        alert_failed_run(settings, as_of, error, stage=stage.name, echo=echo, outbox=outbox)
         raise
     return outcome
+
+
+def failure_line(settings: Settings, error: BaseException) -> tuple[str, str | None]:
+    """The one line a failed run says (on stderr and in its alert), and the kind of warehouse
+    fault it is (core/faults.py) or None: the fault named, never "unexpected"."""
+    if isinstance(error, RunInterrupted):
+        return error.sentence(), None
+    if isinstance(error, WarehouseBusy):  # another dmf run: a streak of its own
+        return str(error), "warehouse_busy"
+    fault = classify(error, settings)
+    if fault is not None:
+        return fault.line, fault.kind
+    if isinstance(error, DmfError):
+        return str(error), None
+    return f"unexpected {type(error).__name__}", None
+
+
+def alert_failed_run(
+    settings: Settings,
+    as_of: date,
+    error: BaseException,
+    *,
+    stage: str | None = None,
+    echo: Echo = print,
+    outbox: Path | None = None,
+) -> None:
+    """Raise the failed morning's alert once (run_day's, or the command line's for a failure
+    before the day started: the lock, the server, the file held); never raises."""
+    from dmf_watch.notify.day import notify_day
+
+    if getattr(error, "dmf_alerted", False):
+        return
+    if isinstance(error, RunInterrupted):
+        error.stage = error.stage or stage
+        error.day = as_of.isoformat()
+    why, fault = failure_line(settings, error)
+    with deferred_interruptions():  # the alert of a stopped run must get out whole
+        echo(f"{as_of}  notify  {notify_day(settings, as_of, run_error=why, fault=fault, outbox=outbox).summary()}")
+    try:
+        error.dmf_alerted = True  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
 
 
 def _logged(echo: Echo, service_key: str | None) -> Echo:

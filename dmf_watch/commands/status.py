@@ -295,10 +295,14 @@ def day_statuses(settings: Settings, days: int, today: date) -> list[DayStatus]:
             caps = _cap_refusals(con)
     except warehouse.Error as exc:
         from dmf_watch.commands.backup import warehouse_problem
+        from dmf_watch.core.faults import classify
 
         damage = warehouse_problem(settings, exc) if settings.warehouse == "duckdb" else None
+        fault = classify(exc, settings)  # a program holding the file, the server down, a login refused
         raise DmfError(
-            damage or f"{where} cannot be read ({str(exc).splitlines()[0][:120]}); is another dmf command writing it?"
+            damage
+            or (fault.line if fault else None)
+            or f"{where} cannot be read ({str(exc).splitlines()[0][:120]}); is another dmf command writing it?"
         ) from None
     seoul_today = today_in_seoul()
     live = _live_advice(settings, seoul_today)
@@ -455,4 +459,21 @@ def format_table(statuses: list[DayStatus], failure: BuildFailure | None = None)
         pass
     else:
         lines.append("Nothing to do: every day was loaded, published and reported.")
+    return "\n".join(lines)
+
+
+def open_alerts(settings: Settings) -> str:
+    """The faults alerted and not over yet (a failing morning, a backup that fails), from the
+    alert ledger in the state folder, which holds them even when the warehouse cannot be read."""
+    from dmf_watch.notify.state_ledger import open_conditions
+
+    # a rejected load is the table's story; these are the faults only this ledger knows
+    found = [(n, e) for n, e in open_conditions(settings.state_dir) if n != "pipeline" or ":" in e["state"]]
+    if not found:
+        return ""
+    lines = ["Open alerts (alerted once; the next good morning sends the recovery):"]
+    for name, entry in found:
+        what = {"pipeline": "dmf run", "backup": "backup"}.get(name, name)
+        detail = f": {entry['detail']}" if entry.get("detail") else ""
+        lines.append(f"  {what} failing since {entry['since']} (last {entry['last_date']}){detail}")
     return "\n".join(lines)

@@ -69,23 +69,49 @@ def human_bytes(n: int) -> str:
     return f"{size:.1f} TB"
 
 
+#: Below this much free space a disk counts as the full one, whatever the error's text named.
+NEARLY_FULL_BYTES = 16 * 2**20
+
+
 def _candidates(settings: Any) -> list[tuple[str, Path]]:
-    return [
+    found = [
         ("DMF_DUCKDB_PATH", Path(settings.duckdb_path).parent),
         ("DMF_STATE_DIR", Path(settings.state_dir)),
         ("DMF_REPORTS_DIR", Path(settings.reports_dir)),
     ]
+    backup_dir = getattr(settings, "backup_dir", None)
+    if backup_dir is not None:
+        found.append(("DMF_BACKUP_DIR", Path(backup_dir)))
+    return found
+
+
+def mount_point(path: Path) -> Path:
+    """The mount point of the file system `path` is on (the disk to free, in `df`'s words)."""
+    path = _existing(path).resolve()
+    try:
+        device = path.stat().st_dev
+        while path != path.parent and path.parent.stat().st_dev == device:
+            path = path.parent
+    except OSError:
+        pass
+    return path
 
 
 def _where(filename: str | None, text: str, settings: Any) -> tuple[str, Path]:
     """The setting and directory the failed write was in: named by the error when it says,
     else the configured directory with the least free space (the full one)."""
     candidates = _candidates(settings)
+    fullest = min(candidates, key=lambda item: free_space(item[1]))
     for hint in (filename or "", text):
         matches = [(name, path) for name, path in candidates if hint and str(path) in hint]
         if matches:
-            return max(matches, key=lambda item: len(str(item[1])))
-    return min(candidates, key=lambda item: free_space(item[1]))
+            named = max(matches, key=lambda item: len(str(item[1])))
+            # dlt names its own working file (in the state dir) when DuckDB's write failed on the
+            # warehouse's disk: a named disk with room is not the full one when another has none
+            if free_space(named[1]) >= NEARLY_FULL_BYTES and 0 <= free_space(fullest[1]) < NEARLY_FULL_BYTES:
+                return fullest
+            return named
+    return fullest
 
 
 def write_failure_message(
@@ -93,7 +119,8 @@ def write_failure_message(
 ) -> str:
     name, path = _where(filename, text, settings)
     return (
-        f"could not write to {path} ({name}): {reason}, {human_bytes(free_space(path))} free there; "
+        f"could not write to {path} ({name}): {reason}, {human_bytes(free_space(path))} free there "
+        f"(the file system mounted at {mount_point(path)}); "
         "free space on that disk (or point the setting at a larger one) and run again: "
         "nothing half-written was kept and the next run picks up where this one stopped."
     )

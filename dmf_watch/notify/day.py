@@ -22,10 +22,19 @@ from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.notify import ledger as store
+from dmf_watch.notify import state_ledger
 from dmf_watch.notify.deliver import Delivery, send, write_outbox
 from dmf_watch.notify.destinations import Destination, NotifyConfig, load_notify_config
 from dmf_watch.notify.messages import Message, alert_message, daily_message, test_message, weekly_message
-from dmf_watch.notify.policy import evaluate
+from dmf_watch.notify.policy import (
+    BACKUP,
+    PIPELINE,
+    broken_state,
+    evaluate,
+    is_broken,
+    make_alert,
+    run_failed_alert,
+)
 from dmf_watch.notify.redact import Scrubber
 
 log = logging.getLogger("dmf.notify")
@@ -144,20 +153,34 @@ def notify_day(
     as_of: date,
     *,
     run_error: str | None = None,
+    fault: str | None = None,
     resend: bool = False,
     outbox: Path | None = None,
     env: dict[str, str] | None = None,
 ) -> NotifyOutcome:
-    """Alerts + deliveries for one day. `outbox` (the demo) stands in when nothing is configured."""
+    """Alerts + deliveries for one day. `outbox` (the demo) stands in when nothing is configured.
+    `fault`: the kind of warehouse fault that stopped the run (core/faults.py), if it is one.
+
+    A failed run whose alert cannot go through the warehouse (it cannot be opened, read or
+    written: that may be the very fault) is alerted from the state folder's ledger instead."""
     outcome = NotifyOutcome(as_of)
     try:
         cfg = load_notify_config(settings.state_dir, env)
         if outbox is not None:  # the demo never sends anywhere, whatever this machine has set
             cfg = dataclasses.replace(cfg, destinations=())
-        _notify_day(settings, as_of, cfg, outcome, run_error, resend, outbox)
     except Exception as exc:  # delivery is never fatal
         outcome.note = f"notification step failed ({type(exc).__name__}); see state/logs/dmf.log"
         log.error("notify %s failed: %s", as_of, type(exc).__name__)
+        return outcome
+    try:
+        _notify_day(settings, as_of, cfg, outcome, run_error, fault, resend, outbox)
+    except Exception as exc:  # delivery is never fatal
+        log.error("notify %s through the warehouse failed: %s", as_of, " ".join(str(exc).split())[:300])
+        if run_error is None:
+            outcome.note = f"notification step failed ({type(exc).__name__}); see state/logs/dmf.log"
+            return outcome
+        outcome.alerts, outcome.sent, outcome.failed = [], [], []
+        _notify_without_warehouse(settings, as_of, cfg, outcome, run_error, fault)
     return outcome
 
 
@@ -167,18 +190,25 @@ def _notify_day(
     cfg: NotifyConfig,
     outcome: NotifyOutcome,
     run_error: str | None,
+    fault: str | None,
     resend: bool,
     outbox: Path | None,
 ) -> None:
     scrub = _scrubber(cfg)
     if not warehouse.exists(settings):
+        if run_error is not None:  # the first morning failed before it made a warehouse
+            _notify_without_warehouse(settings, as_of, cfg, outcome, run_error, fault)
+            return
         outcome.note = f"no warehouse at {warehouse.describe(settings)}: nothing recorded or sent"
         log.warning("notify %s: %s", as_of, outcome.note)
         return
     with warehouse.connect(settings) as con:
         store.ensure_schema(con)
-        raised = evaluate(con, as_of, scrub(run_error) if run_error is not None else None)
+        ledger = state_ledger.read(settings.state_dir)
+        _adopt_state_ledger(con, ledger)
+        raised = evaluate(con, as_of, scrub(run_error) if run_error is not None else None, fault)
         outcome.alerts = [a["kind"] for a in raised]
+        _mirror_to_state_ledger(con, settings, ledger)
         reported = run_error is None and (bool(cfg.destinations) or outbox is not None) and _has_decision(con, as_of)
     fresh = _render_attachments(settings, as_of) if reported else set()
     with warehouse.connect(settings) as con:
@@ -227,6 +257,128 @@ def _notify_day(
         )
         with warehouse.connect(settings) as con:
             store.insert_delivery(con, _delivery_row(as_of, message, name, service, result, resend))
+
+
+def _adopt_state_ledger(con: warehouse.Connection, ledger: dict[str, Any]) -> None:
+    """A pipeline state the state folder's ledger observed after the warehouse's last one (a
+    morning whose warehouse could not be written) becomes the warehouse's, so the next honest
+    morning says "recovered" and the same fault again stays quiet."""
+    seen = state_ledger.condition(ledger, PIPELINE)
+    if seen is None:
+        return
+    current = store.condition_state(con, PIPELINE)
+    last_date = date.fromisoformat(seen["last_date"])
+    if current is not None and (current["last_evaluated_date"] >= last_date or current["state"] == seen["state"]):
+        return
+    store.set_condition_state(con, PIPELINE, seen["state"], date.fromisoformat(seen["since"]), changed=True)
+    if last_date > date.fromisoformat(seen["since"]):
+        store.set_condition_state(con, PIPELINE, seen["state"], last_date, changed=False)
+
+
+def _mirror_to_state_ledger(con: warehouse.Connection, settings: Settings, ledger: dict[str, Any]) -> None:
+    """The warehouse's pipeline state, also in the state folder: the morning the warehouse
+    cannot be opened still knows whether its fault is a new one."""
+    current = store.condition_state(con, PIPELINE)
+    if current is None:
+        return
+    ledger["conditions"][PIPELINE] = {
+        "state": current["state"],
+        "since": current["since_date"].isoformat(),
+        "last_date": current["last_evaluated_date"].isoformat(),
+        "detail": None,
+    }
+    state_ledger.write(settings.state_dir, ledger)
+
+
+def _send_from_state_ledger(
+    settings: Settings,
+    as_of: date,
+    cfg: NotifyConfig,
+    outcome: NotifyOutcome,
+    ledger: dict[str, Any],
+    alert: dict[str, Any],
+) -> None:
+    """Send one alert to every destination that takes it, each try recorded in the ledger."""
+    scrub = _scrubber(cfg)
+    state_ledger.add_alert(ledger, alert)
+    outcome.alerts.append(alert["kind"])
+    message = alert_message(alert)
+    targets = [
+        d for d in cfg.destinations if d.route.wants(message.kind, message.level) and message.suits(d.route.owner)
+    ]
+    if not targets:
+        outcome.note = "no notification destination configured: nothing sent"
+    for destination in targets:
+        result = send(
+            destination, message, attempts=cfg.attempts, wait_s=cfg.retry_wait_seconds, attach=False, scrub=scrub
+        )
+        label = f"{destination.name}: {message.key}"
+        (outcome.sent if result.outcome == "sent" else outcome.failed).append(label)
+        log.info("notify %s %s -> %s (%s, without the warehouse)", as_of, message.key, destination.name, result.outcome)
+        state_ledger.add_delivery(
+            ledger, _delivery_row(as_of, message, destination.name, destination.service, result, False)
+        )
+
+
+def _notify_without_warehouse(
+    settings: Settings, as_of: date, cfg: NotifyConfig, outcome: NotifyOutcome, run_error: str, fault: str | None
+) -> None:
+    """The failed run's alert, once per streak, from the state folder's ledger alone."""
+    why = _scrubber(cfg)(run_error)
+    ledger = state_ledger.read(settings.state_dir)
+    changed, previous, _ = state_ledger.observe(ledger, PIPELINE, broken_state(fault), as_of, why)
+    if changed:
+        _send_from_state_ledger(settings, as_of, cfg, outcome, ledger, run_failed_alert(as_of, why))
+    elif is_broken(previous):
+        outcome.note = "the same fault as the last morning: alerted when it began, not again"
+    if not state_ledger.write(settings.state_dir, ledger):
+        outcome.note = "; ".join(filter(None, [outcome.note, "the alert ledger could not be written"]))
+    outcome.note = "; ".join(
+        filter(None, ["the warehouse could not record it: alerted from the state folder", outcome.note])
+    )
+
+
+BACKUP_TEXT = {
+    "failed": (
+        "WARN",
+        "backup_failed",
+        "경고: 백업 실패 (발행은 정상)",
+        "{as_of} 는 정상 발행되었지만 원본 적재 백업을 쓰지 못했습니다: {why}. 다시 받을 수 없는 원본이 "
+        "백업되지 않은 상태입니다. 백업 위치(DMF_BACKUP_DIR)의 공간을 확보하세요. 실패가 이어지는 동안에는 다시 "
+        "알리지 않고, 백업이 다시 쓰이면 한 번 알려 드립니다.",
+    ),
+    "ok": (
+        "WARN",
+        "backup_recovered",
+        "복구: 백업 정상",
+        "{as_of} 의 백업이 정상적으로 쓰였습니다. {since} 부터 이어진 백업 실패가 해소되었습니다.",
+    ),
+}
+
+
+def notify_backup(
+    settings: Settings, as_of: date, failure: str | None, env: dict[str, str] | None = None
+) -> NotifyOutcome:
+    """The backup's own condition, kept in the state folder's ledger: one alert when backups
+    start failing after published days, one when a backup is written again. Never raises."""
+    outcome = NotifyOutcome(as_of)
+    try:
+        cfg = load_notify_config(settings.state_dir, env)
+        ledger = state_ledger.read(settings.state_dir)
+        state = "ok" if failure is None else "failed"
+        if failure is None and state_ledger.condition(ledger, BACKUP) is None:
+            return outcome  # backups never failed: nothing to remember
+        why = _scrubber(cfg)(failure or "")
+        changed, previous, since = state_ledger.observe(ledger, BACKUP, state, as_of, why or None)
+        if changed and (state == "failed" or previous == "failed"):
+            level, kind, title, body = BACKUP_TEXT[state]
+            alert = make_alert(as_of, kind, level, BACKUP, title, body.format(as_of=as_of, why=why, since=since))
+            _send_from_state_ledger(settings, as_of, cfg, outcome, ledger, alert)
+        state_ledger.write(settings.state_dir, ledger)
+    except Exception as exc:  # delivery is never fatal
+        outcome.note = f"backup alert failed ({type(exc).__name__}); see state/logs/dmf.log"
+        log.error("notify backup %s failed: %s", as_of, exc)
+    return outcome
 
 
 def notify_test(settings: Settings, env: dict[str, str] | None = None) -> list[tuple[str, str | None, bool, str]]:

@@ -26,6 +26,8 @@ from dmf_watch.notify import ledger as store
 from dmf_watch.reports.layout import load_reason_ko
 
 PIPELINE = "pipeline"
+BACKUP = "backup"
+BROKEN = "broken"
 AI = "ai"
 AI_STREAK = "ai_invalid_streak"
 AI_ANOMALY = "ai_anomaly"
@@ -140,7 +142,7 @@ def read_facts(con: Connection, as_of: date) -> DayFacts:
     return DayFacts(as_of, verdict, reason, ai_outcome, invalid_days, action_required)
 
 
-def _alert(as_of: date, kind: str, level: str, condition: str, title: str, body: str) -> dict[str, Any]:
+def make_alert(as_of: date, kind: str, level: str, condition: str, title: str, body: str) -> dict[str, Any]:
     return {
         "alert_id": f"{kind}:{as_of.isoformat()}:{condition}",
         "as_of_date": as_of,
@@ -165,8 +167,45 @@ def _transition(con, condition: str, observed: str, as_of: date) -> tuple[bool, 
     return changed, previous, current["since_date"] if current else None
 
 
-def evaluate(con: Connection, as_of: date, run_error: str | None = None) -> list[dict[str, Any]]:
-    """Raise the day's alerts (stored in the notify schema's alerts) and return the new ones."""
+def broken_state(fault: str | None) -> str:
+    """The pipeline's state when broken: a named fault of the warehouse (core/faults.py) is a
+    state of its own, so a different fault starts a new streak; any other failure is `broken`."""
+    return f"{BROKEN}:{fault}" if fault else BROKEN
+
+
+def is_broken(state: str | None) -> bool:
+    return bool(state) and (state == BROKEN or state.startswith(BROKEN + ":"))
+
+
+def run_failed_alert(as_of: date, why: str) -> dict[str, Any]:
+    return make_alert(
+        as_of,
+        "run_failed",
+        "WARN",
+        PIPELINE,
+        "경고: 일일 작업 실패",
+        f"{as_of} 의 dmf run 이 끝까지 실행되지 못했습니다: "
+        f"{why}. 자세한 내용은 state/logs/dmf.log 에 있습니다. "
+        "문제가 이어지는 동안에는 다시 알리지 않고, 정상 반영되면 한 번 알려 드립니다.",
+    )
+
+
+def recovered_alert(as_of: date, since: date | None) -> dict[str, Any]:
+    return make_alert(
+        as_of,
+        "recovered",
+        "WARN",
+        PIPELINE,
+        "복구: 적재 정상 반영",
+        f"{as_of} 적재가 정상 반영되었습니다. {since} 부터 이어진 문제가 해소되었습니다.",
+    )
+
+
+def evaluate(
+    con: Connection, as_of: date, run_error: str | None = None, fault: str | None = None
+) -> list[dict[str, Any]]:
+    """Raise the day's alerts (stored in the notify schema's alerts) and return the new ones.
+    `fault`: the kind of warehouse fault that stopped the run, if it is one (a new streak)."""
     facts = read_facts(con, as_of)
     raised: list[dict[str, Any]] = []
 
@@ -174,24 +213,14 @@ def evaluate(con: Connection, as_of: date, run_error: str | None = None) -> list
     if facts.verdict == "missing" and run_error is None:
         changed, previous, since = False, None, None  # no load and no run: nothing is known yet
     else:
-        changed, previous, since = _transition(con, PIPELINE, "broken" if broken else "ok", as_of)
+        observed = broken_state(fault if run_error is not None else None) if broken else "ok"
+        changed, previous, since = _transition(con, PIPELINE, observed, as_of)
     if changed and broken:
         if run_error is not None or facts.verdict == "missing":
-            raised.append(
-                _alert(
-                    as_of,
-                    "run_failed",
-                    "WARN",
-                    PIPELINE,
-                    "경고: 일일 작업 실패",
-                    f"{as_of} 의 dmf run 이 끝까지 실행되지 못했습니다: "
-                    f"{run_error or facts.reason}. 자세한 내용은 state/logs/dmf.log 에 있습니다. "
-                    "문제가 이어지는 동안에는 다시 알리지 않고, 정상 반영되면 한 번 알려 드립니다.",
-                )
-            )
+            raised.append(run_failed_alert(as_of, run_error or facts.reason or ""))
         else:
             raised.append(
-                _alert(
+                make_alert(
                     as_of,
                     "load_rejected",
                     "WARN",
@@ -202,29 +231,22 @@ def evaluate(con: Connection, as_of: date, run_error: str | None = None) -> list
                     "다시 알리지 않고, 정상 반영되면 한 번 알려 드립니다.",
                 )
             )
-    elif changed and previous == "broken":
-        raised.append(
-            _alert(
-                as_of,
-                "recovered",
-                "WARN",
-                PIPELINE,
-                "복구: 적재 정상 반영",
-                f"{as_of} 적재가 정상 반영되었습니다. {since} 부터 이어진 문제가 해소되었습니다.",
-            )
-        )
+    elif changed and is_broken(previous):
+        raised.append(recovered_alert(as_of, since))
 
     if facts.ai_outcome is not None and facts.ai_outcome not in AI_NEUTRAL:
         changed, _, _ = _transition(con, AI, facts.ai_outcome, as_of)
         if changed and facts.ai_outcome in AI_ALERT_LEVEL:
             title, body = AI_TEXT[facts.ai_outcome]
-            raised.append(_alert(as_of, f"ai_{facts.ai_outcome}", AI_ALERT_LEVEL[facts.ai_outcome], AI, title, body))
+            raised.append(
+                make_alert(as_of, f"ai_{facts.ai_outcome}", AI_ALERT_LEVEL[facts.ai_outcome], AI, title, body)
+            )
 
     streak = facts.invalid_days >= STREAK_MIN
     changed, _, _ = _transition(con, AI_STREAK, "firing" if streak else "ok", as_of)
     if changed and streak:
         raised.append(
-            _alert(
+            make_alert(
                 as_of,
                 "ai_invalid_streak",
                 "INFO",
@@ -238,7 +260,7 @@ def evaluate(con: Connection, as_of: date, run_error: str | None = None) -> list
 
     if facts.action_required:
         raised.append(
-            _alert(
+            make_alert(
                 as_of,
                 "ai_action_required",
                 "WARN",

@@ -73,7 +73,8 @@ def build_stopped_after(env: dict[str, str], log: Path, k: int, sig: int) -> tup
         [sys.executable, "-m", "dmf_watch.commands.cli", "build"],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     node = "(finished first)"
     while child.poll() is None:
@@ -83,7 +84,9 @@ def build_stopped_after(env: dict[str, str], log: Path, k: int, sig: int) -> tup
             node = done[k - 1] if k else "(before any node)"
             break
         time.sleep(0.005)
-    child.wait()
+    _, err = child.communicate()
+    if node == "(finished first)" and child.returncode != 0:  # it failed on its own: say why
+        node += " " + (err.strip().splitlines() or ["no output"])[-1][:160]
     return child.returncode, node
 
 
@@ -146,6 +149,8 @@ def main() -> int:
             [sys.executable, "-m", "dmf_watch.commands.cli", "build"], env=env, capture_output=True, text=True
         )
         changed = marts_digest(settings) != before
+        if finished.returncode != 0:
+            print(f"the build run to its end failed: {(finished.stderr.strip().splitlines() or ['no output'])[-1]}")
         print(
             f"\n{stops} stops over {total or 0} nodes (stride {args.stride}) on {args.warehouse}: "
             f"{differing} left the marts changed; the build run to its end exited {finished.returncode} "

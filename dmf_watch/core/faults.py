@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dmf_watch.core import warehouse
+from dmf_watch.core.errors import error_chain
 from dmf_watch.core.storage import write_failure
 
 HELD_FILE = "warehouse_held"
@@ -53,29 +54,6 @@ class Fault:
 
     kind: str
     line: str
-
-
-def chain(error: BaseException) -> Iterator[BaseException]:
-    """The error, its causes and contexts, and dlt's wrapped step exception, each once."""
-    seen: set[int] = set()
-    todo: list[BaseException] = [error]
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        for nested in (current.__cause__, current.__context__, getattr(current, "exception", None)):
-            if isinstance(nested, BaseException):
-                todo.append(nested)
-
-
-def server_name() -> str:
-    """The PostgreSQL server as libpq's variables name it: host:port/database, never a password."""
-    host = os.environ.get("PGHOST") or "localhost"
-    port = os.environ.get("PGPORT") or "5432"
-    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER") or os.environ.get("USER", "")
-    return f"PostgreSQL {host}:{port}/{database}"
 
 
 def _role() -> str:
@@ -118,26 +96,26 @@ def _server(text: str) -> Fault | None:
     if "password authentication failed" in lowered or "no password supplied" in lowered:
         return Fault(
             SERVER_LOGIN,
-            f"{server_name()} refused the login of role {_role()} (wrong or missing password): fix the password "
+            f"PostgreSQL {warehouse.server_name()} refused the login of role {_role()} (wrong or missing password): fix the password "
             "in ~/.pgpass, PGPASSFILE or PGPASSWORD and run again; nothing was loaded or published.",
         )
     if re.search(r'role "[^"]+" does not exist', text):
         return Fault(
             SERVER_LOGIN,
-            f"{server_name()} has no role {_role()}: set PGUSER to the role your DBA created and run again; "
+            f"PostgreSQL {warehouse.server_name()} has no role {_role()}: set PGUSER to the role your DBA created and run again; "
             "nothing was loaded or published.",
         )
     if any(phrase in lowered for phrase in _DOWN):
         return Fault(
             SERVER_DOWN,
-            f"cannot reach {server_name()} (the server is down or does not answer): start it or fix PGHOST/PGPORT, "
+            f"cannot reach PostgreSQL {warehouse.server_name()} (the server is down or does not answer): start it or fix PGHOST/PGPORT, "
             "then run again; nothing was loaded or published.",
         )
     found = _PRIVILEGE.search(text)
     if found:
         return Fault(
             NO_PRIVILEGE,
-            f"role {_role()} may not write to {server_name()} (permission denied for {found['what']} "
+            f"role {_role()} may not write to PostgreSQL {warehouse.server_name()} (permission denied for {found['what']} "
             f"{found['name']}): grant it CREATE on the database and on its dmf schemas, or run as a role that "
             "has it, then run again; nothing was published.",
         )
@@ -149,7 +127,7 @@ def classify(error: BaseException, settings: Any) -> Fault | None:
     disk = write_failure(error, settings)
     if disk is not None:
         return Fault(DISK_FULL, disk)
-    texts = [str(current) for current in chain(error)]
+    texts = [str(current) for current in error_chain(error)]
     for text in texts:
         held = _held_file(text, settings)
         if held is not None:

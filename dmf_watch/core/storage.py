@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import errno
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from dmf_watch.core.errors import error_chain
 
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 WRITE_PHRASES = (
@@ -23,21 +24,6 @@ WRITE_PHRASES = (
     "read-only file system",
     "not enough space",
 )
-
-
-def _chain(error: BaseException) -> Iterator[BaseException]:
-    """The error, its causes and contexts, and dlt's wrapped step exception, each once."""
-    seen: set[int] = set()
-    todo: list[BaseException] = [error]
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        for nested in (current.__cause__, current.__context__, getattr(current, "exception", None)):
-            if isinstance(nested, BaseException):
-                todo.append(nested)
 
 
 def is_write_failure_text(text: str) -> bool:
@@ -128,12 +114,12 @@ def write_failure_message(
 
 def write_failure(error: BaseException, settings: Any) -> str | None:
     """The one-line message when `error` is a failed write, else None."""
-    for current in _chain(error):
+    for current in error_chain(error):
         if isinstance(current, OSError) and current.errno in WRITE_ERRNOS:
             reason = (current.strerror or "the write failed").lower()
             filename = current.filename if isinstance(current.filename, str) else None
             return write_failure_message(settings, filename=filename, text=str(current), reason=reason)
-    for current in _chain(error):
+    for current in error_chain(error):
         text = str(current)
         if is_write_failure_text(text):
             phrase = next(p for p in WRITE_PHRASES if p in text.lower())

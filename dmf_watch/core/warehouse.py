@@ -183,7 +183,8 @@ def server_name() -> str:
     """The server as libpq's variables name it, host:port/database (never the role's password)."""
     host = os.environ.get("PGHOST", "localhost")
     port = os.environ.get("PGPORT", "5432")
-    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER", "")
+    # libpq's default database is the role's name, whose default is the operating-system user
+    database = os.environ.get("PGDATABASE") or os.environ.get("PGUSER") or os.environ.get("USER", "")
     return f"{host}:{port}/{database}"
 
 

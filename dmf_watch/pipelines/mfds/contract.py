@@ -13,11 +13,11 @@ in depth behind the key audit of the fetch: whatever a future code path or API s
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import dlt
 from dlt.common.schema.exceptions import DataValidationError
 
+from dmf_watch.core.errors import error_chain
 from dmf_watch.pipelines.mfds import DECLARED_COLUMNS, declared_columns_resources
 from dmf_watch.pipelines.mfds.item_schema import shown_name
 from dmf_watch.pipelines.mfds.settings import DATASET_NAME
@@ -58,22 +58,9 @@ def migrate_declared_columns(pipeline: dlt.Pipeline) -> dict[str, list[str]]:
     return missing
 
 
-def exception_chain(exc: BaseException | None) -> Iterator[BaseException]:
-    """Every exception dlt wrapped around the cause, so a step failure can be told by its cause."""
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        current = stack.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        stack.extend([getattr(current, "exception", None), current.__cause__, current.__context__])
-
-
 def contract_violation(exc: BaseException) -> str | None:
     """The one-sentence reason when `exc` (from `pipeline.run`) is a schema-contract breach."""
-    for cause in exception_chain(exc):
+    for cause in error_chain(exc):
         if isinstance(cause, DataValidationError):
             table = shown_name(cause.table_name or "?")
             column = cause.column_name

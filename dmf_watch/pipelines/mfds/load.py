@@ -22,13 +22,13 @@ from dlt.pipeline.exceptions import PipelineStepFailed
 
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
-from dmf_watch.core.errors import ConfigError, DmfError
+from dmf_watch.core.errors import ConfigError, DmfError, error_chain
 from dmf_watch.core.interrupts import raise_held
 from dmf_watch.core.storage import write_failure
 from dmf_watch.core.url_policy import base_url_problem
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.pipelines.mfds import empty_items_tables, mfds_source, run_row, run_row_resource
-from dmf_watch.pipelines.mfds.contract import contract_violation, exception_chain, migrate_declared_columns
+from dmf_watch.pipelines.mfds.contract import contract_violation, migrate_declared_columns
 from dmf_watch.pipelines.mfds.helpers import IMPLAUSIBLE_MARKER, FetchResult, redact
 from dmf_watch.pipelines.mfds.row_versions import (
     HashCollision,
@@ -386,7 +386,7 @@ def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, servi
     with the key of a URL; the message is redacted.
     """
     detail = redact(str(exc.exception) if exc.exception else str(exc), service_key)
-    collision = next((c for c in exception_chain(exc) if isinstance(c, HashCollision)), None)
+    collision = next((c for c in error_chain(exc) if isinstance(c, HashCollision)), None)
     if collision is not None:
         return DmfError(f"The MFDS load for {as_of} was refused: {collision}.")
     disk = write_failure(exc, settings)

@@ -133,6 +133,10 @@ def classify(error: BaseException, settings: Any) -> Fault | None:
         if held is not None:
             return held
     if getattr(settings, "warehouse", "duckdb") == "postgres":
+        # a server that did not answer within the connect timeout: the boundary's own line names the setting
+        unanswered = next((e for e in error_chain(error) if isinstance(e, warehouse.WarehouseUnreachable)), None)
+        if unanswered is not None:
+            return Fault(SERVER_DOWN, str(unanswered))
         for text in texts:
             fault = _server(text)
             if fault is not None:

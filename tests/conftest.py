@@ -24,6 +24,9 @@ from dmf_watch.simulator.faults import Faults
 from dmf_watch.simulator.server import SimulatorServer
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
 
+# `pytest --module-costs`: seconds and dbt commands per module (docs/tests-and-benchmarks.md).
+pytest_plugins = ("support.module_costs",)
+
 SERVER_FIXTURES = frozenset({"start_simulator", "simulator", "sim_settings"})
 
 

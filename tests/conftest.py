@@ -24,8 +24,9 @@ from dmf_watch.simulator.faults import Faults
 from dmf_watch.simulator.server import SimulatorServer
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
 
-# `pytest --module-costs`: seconds and dbt commands per module (docs/tests-and-benchmarks.md).
-pytest_plugins = ("support.module_costs",)
+# `pytest --module-costs`: seconds and dbt commands per module; `--fault-table`: the fault suite's
+# table (docs/tests-and-benchmarks.md).
+pytest_plugins = ("support.module_costs", "support.fault_table")
 
 SERVER_FIXTURES = frozenset({"start_simulator", "simulator", "sim_settings"})
 

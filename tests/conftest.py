@@ -23,6 +23,7 @@ from dmf_watch.pipelines.mfds.settings import RetryPolicy
 from dmf_watch.simulator.faults import Faults
 from dmf_watch.simulator.server import SimulatorServer
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
+from support.shared_manifest import sharing
 
 # `pytest --module-costs`: seconds and dbt commands per module; `--fault-table`: the fault suite's
 # table (docs/tests-and-benchmarks.md).
@@ -32,9 +33,12 @@ SERVER_FIXTURES = frozenset({"start_simulator", "simulator", "sim_settings"})
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """pytest-xdist hands out the modules with the most tests first unless told not to; the order
+    """One dbt parse per process for the same project and target (support/shared_manifest.py).
+
+    pytest-xdist hands out the modules with the most tests first unless told not to; the order
     that counts here is time, which `pytest_collection_modifyitems` below sets (a 60-day module
     holds one test)."""
+    build_module.invoke_dbt = sharing(build_module.invoke_dbt)
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
 
@@ -189,3 +193,4 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(socket, "getaddrinfo", refuse("getaddrinfo"))
     monkeypatch.setattr(httpx.Client, "__init__", refuse("httpx.Client"))
     return attempts
+

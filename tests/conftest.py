@@ -24,6 +24,7 @@ from dmf_watch.simulator.faults import Faults
 from dmf_watch.simulator.server import SimulatorServer
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
 from support.shared_manifest import sharing
+from support.worlds import Shelf, shelf_folder
 
 # `pytest --module-costs`: seconds and dbt commands per module; `--fault-table`: the fault suite's
 # table (docs/tests-and-benchmarks.md).
@@ -194,3 +195,9 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(httpx.Client, "__init__", refuse("httpx.Client"))
     return attempts
 
+
+@pytest.fixture(scope="session")
+def shelf(tmp_path_factory: pytest.TempPathFactory) -> Shelf:
+    """The session's named worlds (support/worlds.py), built once, copied for each test:
+    `with shelf.copied(REAL_TAILS, tmp_path) as settings: ...`."""
+    return Shelf(shelf_folder(tmp_path_factory.getbasetemp()))

@@ -20,6 +20,7 @@ from dmf_watch.core.errors import DmfError
 from dmf_watch.core.warehouse import LOADER_TABLES
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, query, run_days
+from support.worlds import REAL_TAILS
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -60,43 +61,27 @@ def null_severity_rows(settings) -> dict[str, int]:
 
 
 @pytest.fixture
-def header_only_rules(real_data_dir, tmp_path):
-    """Two replayed real days built by the real project, then a project copy whose
-    severity_rules.csv keeps only its header."""
-    from dmf_watch.core.config import load_settings
-
-    settings = load_settings({}).with_paths(
-        duckdb_path=tmp_path / "dmf.duckdb",
-        reports_dir=tmp_path / "reports",
-        state_dir=tmp_path / "state",
+def header_only_rules(real_data_dir, shelf, tmp_path):
+    """Two replayed real days built by the real project (a copy of the real tails' world), then a
+    project copy whose severity_rules.csv keeps only its header."""
+    tail_a, tail_b = (
+        [r for r in read_jsonl(real_data_dir / name) if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
+        for name in ("tail_A_2026-09-23.jsonl", "tail_B_2026-10-08.jsonl")
     )
-    settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
-    tail_a = [r for r in read_jsonl(real_data_dir / "tail_A_2026-09-23.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
-    tail_b = [r for r in read_jsonl(real_data_dir / "tail_B_2026-10-08.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
     days = {DAY_1: tail_a, DAY_2: tail_b, DAY_3: tail_b}
-    run_days(settings, DaysSource(days), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
-
     project = tmp_path / "project"
     shutil.copytree(
         PROJECT,
         project,
         ignore=shutil.ignore_patterns(
-            ".git",
-            ".venv",
-            "target",
-            "logs",
-            "data",
-            "state",
-            "reports",
-            "tests",
-            "__pycache__",
-            "*.egg-info",
+            ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info"
         ),
     )
     shutil.copytree(PROJECT / "tests" / "dbt", project / "tests" / "dbt")
     rules = project / "seeds" / "severity_rules.csv"
     rules.write_text(rules.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
-    return settings, dataclasses.replace(settings, project_dir=project), DaysSource(days)
+    with shelf.copied(REAL_TAILS, tmp_path / "warehouse", agy_binary="/nonexistent/agy") as settings:
+        yield settings, dataclasses.replace(settings, project_dir=project), DaysSource(days)
 
 
 @pytest.mark.fault("a severity rules file with only its header")

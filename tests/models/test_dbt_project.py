@@ -19,6 +19,7 @@ import yaml
 from dmf_watch.commands.build import SEED_ONLY_MODELS, build, invoke_dbt
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, run_days
+from support.worlds import REAL_TAILS
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -27,21 +28,10 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def replayed(real_data_dir, tmp_path_factory):
+def replayed(shelf, tmp_path_factory):
     """A warehouse holding two replayed real days, built by the real pipeline."""
-    from dmf_watch.core.config import load_settings
-
-    root = tmp_path_factory.mktemp("replayed")
-    settings = load_settings({}).with_paths(
-        duckdb_path=root / "dmf.duckdb",
-        reports_dir=root / "reports",
-        state_dir=root / "state",
-    )
-    settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
-    tail_a = [r for r in read_jsonl(real_data_dir / "tail_A_2026-09-23.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
-    tail_b = [r for r in read_jsonl(real_data_dir / "tail_B_2026-10-08.jsonl") if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
-    run_days(settings, DaysSource({DAY_1: tail_a, DAY_2: tail_b}), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
-    return settings
+    with shelf.copied(REAL_TAILS, tmp_path_factory.mktemp("replayed"), agy_binary="/nonexistent/agy") as settings:
+        yield settings
 
 
 def _project_copy(replayed, tmp_path) -> Path:

@@ -15,19 +15,15 @@ import pytest
 from dmf_watch.commands import cli
 from dmf_watch.notify.day import notify_day
 from support.loopback import WebhookReceiver
-from support.mfds import SERVICE_KEY
 from support.real_days import (
-    DAY_1,
     DAY_2,
     NEW_WATCHED,
     UNWATCHED_WITHDRAWN,
     WATCHED_COSMETIC,
     WATCHED_TWO_SITES,
     WATCHED_WITHDRAWN,
-    two_days,
-    with_cosmetic_watched_change,
 )
-from support.scenarios import DaysSource, run_days, settings_in
+from support.worlds import REAL_TWO_DAYS
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
@@ -51,20 +47,10 @@ daily = "INFO"
 
 
 @pytest.fixture(scope="module")
-def built(real_data_dir, tmp_path_factory):
-    root = tmp_path_factory.mktemp("owners")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DMF_AI_DISABLED", "1")
-    mp.delenv("DMF_NOTIFY_URLS", raising=False)
-    try:
-        settings = settings_in(root)
-        days = with_cosmetic_watched_change(two_days(real_data_dir))
-        outcomes = run_days(settings, DaysSource(days), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
-    finally:
-        mp.undo()
-    assert [o.exit_code for o in outcomes] == [0, 0]
-    (settings.state_dir / "notify.toml").write_text(ROUTES, encoding="utf-8")
-    return settings
+def built(shelf, tmp_path_factory):
+    with shelf.copied(REAL_TWO_DAYS, tmp_path_factory.mktemp("owners")) as settings:
+        (settings.state_dir / "notify.toml").write_text(ROUTES, encoding="utf-8")
+        yield settings
 
 
 def test_each_owner_receives_only_the_items_of_the_terms_they_own(built):

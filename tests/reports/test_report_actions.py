@@ -21,7 +21,6 @@ import pytest
 from dmf_watch.reports import daily_report as daily
 from dmf_watch.reports.daily_report import render_daily
 from dmf_watch.reports.weekly_report import render_weekly
-from support.mfds import SERVICE_KEY
 from support.model_sql import seed_rows
 from support.real_days import (
     DAY_1,
@@ -34,10 +33,9 @@ from support.real_days import (
     WATCHED_COSMETIC,
     WATCHED_TWO_SITES,
     WATCHED_WITHDRAWN,
-    two_days,
-    with_cosmetic_watched_change,
 )
-from support.scenarios import DaysSource, query, run_days, settings_in
+from support.scenarios import query, settings_in
+from support.worlds import REAL_TWO_DAYS
 from support.xlsx import latin_words, registry_words, resolve
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
@@ -45,18 +43,9 @@ RATIONALE_KO = {int(rule["priority"]): rule["rationale_ko"] for rule in seed_row
 
 
 @pytest.fixture(scope="module")
-def built(real_data_dir, tmp_path_factory):
-    root = tmp_path_factory.mktemp("actions")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DMF_AI_DISABLED", "1")
-    try:
-        settings = settings_in(root)
-        days = with_cosmetic_watched_change(two_days(real_data_dir))
-        outcomes = run_days(settings, DaysSource(days), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
-    finally:
-        mp.undo()
-    assert [o.exit_code for o in outcomes] == [0, 0]
-    return settings
+def built(shelf, tmp_path_factory):
+    with shelf.copied(REAL_TWO_DAYS, tmp_path_factory.mktemp("actions")) as settings:
+        yield settings
 
 
 @pytest.fixture

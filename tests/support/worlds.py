@@ -1,0 +1,161 @@
+"""Named warehouses, each built once per test session and copied for each test that starts from it.
+
+Replaying days through the real daily job (HTTP loader, `dbt build`, reports) costs seconds a
+day; many modules replayed the same days from an empty warehouse. A world here is built the first
+time a test asks for it (under pytest-xdist, by whichever worker asks first, the other waits on a
+file lock), and every test gets a copy in its own tmp dir (milliseconds): it replays only the
+days it is about.
+
+A shared world is never written: its files are made read-only, and the copying fixture compares
+their SHA-256 after the test with what they were when the world was built, failing the test that
+changed them (permissions do not stop root, the digest does).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import os
+import shutil
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from dmf_watch.core.config import Settings
+from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl
+from support.real_days import two_days, with_cosmetic_watched_change
+from support.scenarios import DaysSource, run_days, settings_in
+
+# What a copy leaves out: dbt's and dlt's logs and dbt's parse cache (keyed to the world's own path).
+NOT_COPIED = shutil.ignore_patterns("logs", "target", "*.log")
+
+
+@dataclass(frozen=True)
+class World:
+    """`build(root)` makes the world under `root` (settings_in(root): the warehouse, reports and
+    state), AI off, no destination; it raises if the days did not end as the world promises."""
+
+    name: str
+    build: Callable[[Path], None]
+    about: str
+
+
+class SharedWorldWritten(AssertionError):
+    """A test wrote to a shared world instead of its copy."""
+
+
+class Shelf:
+    """Where the session's worlds are built, once each."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def path(self, world: World) -> Path:
+        """The built world (read-only): built now if no test of this session asked for it before."""
+        built = self.folder / world.name
+        with open(self.folder / f"{world.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker building it: wait for it
+            if not built.is_dir():
+                building = self.folder / f"{world.name}.building"
+                shutil.rmtree(building, ignore_errors=True)
+                world.build(building)
+                _write_digests(building, self.folder / f"{world.name}.sha256")
+                _make_read_only(building)
+                building.rename(built)
+        return built
+
+    def copy(self, world: World, into: Path, **replaced) -> Settings:
+        """A writable copy of `world` under `into`, and the settings that point at it."""
+        shutil.copytree(self.path(world), into, ignore=NOT_COPIED, dirs_exist_ok=True)
+        for path in [into, *into.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        return dataclasses.replace(settings_in(into), **replaced) if replaced else settings_in(into)
+
+    @contextmanager
+    def copied(self, world: World, into: Path, **replaced) -> Iterator[Settings]:
+        """`copy`, then a check that the test left the shared world as it was built."""
+        yield self.copy(world, into, **replaced)
+        self.check_unchanged(world)
+
+    def check_unchanged(self, world: World) -> None:
+        """Raises SharedWorldWritten naming the files that differ from what the build left."""
+        built = self.folder / world.name
+        recorded = (self.folder / f"{world.name}.sha256").read_text(encoding="utf-8")
+        now = _digests(built)
+        if now != recorded:
+            was = dict(line.split("  ", 1)[::-1] for line in recorded.splitlines())
+            is_ = dict(line.split("  ", 1)[::-1] for line in now.splitlines())
+            changed = sorted(name for name in was.keys() | is_.keys() if was.get(name) != is_.get(name))
+            raise SharedWorldWritten(
+                f"the shared world {world.name!r} was written by a test (changed: {', '.join(changed)}); "
+                "a test must write only to its copy (worlds.copy)"
+            )
+
+
+def _digests(root: Path) -> str:
+    lines = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(root)}")
+    return "\n".join(lines)
+
+
+def _write_digests(root: Path, to: Path) -> None:
+    to.write_text(_digests(root), encoding="utf-8")
+
+
+def _make_read_only(root: Path) -> None:
+    for path in sorted(root.rglob("*"), reverse=True):
+        mode = path.stat().st_mode
+        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    root.chmod(root.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def shelf_folder(basetemp: Path) -> Path:
+    """The session's shelf: beside the workers' own temp dirs under pytest-xdist (one shelf for
+    the run), in the session's temp dir otherwise."""
+    return (basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp) / "worlds"
+
+
+def _replayed(days: dict[date, list[dict]], root: Path) -> None:
+    """Each day through the real daily job, AI off and no destination, every day accepted."""
+    saved = {name: os.environ.pop(name, None) for name in ("DMF_AI_DISABLED", "DMF_NOTIFY_URLS")}
+    os.environ["DMF_AI_DISABLED"] = "1"
+    try:
+        outcomes = run_days(settings_in(root), DaysSource(days), [(day, None) for day in sorted(days)], SERVICE_KEY)
+    finally:
+        os.environ.pop("DMF_AI_DISABLED")
+        os.environ.update({name: value for name, value in saved.items() if value is not None})
+    if [outcome.exit_code for outcome in outcomes] != [0] * len(days):
+        raise RuntimeError(f"a day of the world did not pass: {[(o.verdict, o.reason) for o in outcomes]}")
+
+
+def _real_tails(root: Path) -> None:
+    tails = [
+        [r for r in read_jsonl(REAL_DATA_DIR / name) if r["DMF_PERMIT_DATE"] >= "2026-07-31"]
+        for name in ("tail_A_2026-09-23.jsonl", "tail_B_2026-10-08.jsonl")
+    ]
+    _replayed(dict(zip(REAL_TAILS_DAYS, tails, strict=True)), root)
+
+
+def _real_two_days(root: Path) -> None:
+    _replayed(with_cosmetic_watched_change(two_days(REAL_DATA_DIR)), root)
+
+
+REAL_TAILS_DAYS = (date(2026, 9, 25), date(2026, 10, 8))
+REAL_TAILS = World(
+    "real_tails",
+    _real_tails,
+    "the real tails of two MFDS dumps 13 days apart (records permitted from 2026-07-31 on: 143 and "
+    "165), as 2026-09-25 and 2026-10-08: 22 NEW and one renumbering",
+)
+REAL_TWO_DAYS = World(
+    "real_two_days",
+    _real_two_days,
+    "the 367-record real sample as 2026-10-08 and its edited next day (support/real_days.py: a "
+    "removed manufacturer, withdrawals, a new watched record, a cosmetic watched change)",
+)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from support.worlds import SharedWorldWritten, Shelf, World
+from support.shelved import SharedWorldWritten
+from support.worlds import Shelf, World
 
 BUILDS: list[str] = []
 

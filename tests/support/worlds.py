@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
-import hashlib
 import os
 import shutil
 import stat
@@ -29,9 +28,7 @@ from dmf_watch.core.config import Settings
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl
 from support.real_days import two_days, with_cosmetic_watched_change
 from support.scenarios import DaysSource, run_days, settings_in
-
-# What a copy leaves out: dbt's and dlt's logs and dbt's parse cache (keyed to the world's own path).
-NOT_COPIED = shutil.ignore_patterns("logs", "target", "*.log")
+from support.shelved import NOT_COPIED, SharedWorldWritten, digests, make_read_only
 
 
 @dataclass(frozen=True)
@@ -42,10 +39,6 @@ class World:
     name: str
     build: Callable[[Path], None]
     about: str
-
-
-class SharedWorldWritten(AssertionError):
-    """A test wrote to a shared world instead of its copy."""
 
 
 class Shelf:
@@ -64,8 +57,8 @@ class Shelf:
                 building = self.folder / f"{world.name}.building"
                 shutil.rmtree(building, ignore_errors=True)
                 world.build(building)
-                _write_digests(building, self.folder / f"{world.name}.sha256")
-                _make_read_only(building)
+                (self.folder / f"{world.name}.sha256").write_text(digests(building), encoding="utf-8")
+                make_read_only(building)
                 building.rename(built)
         return built
 
@@ -86,7 +79,7 @@ class Shelf:
         """Raises SharedWorldWritten naming the files that differ from what the build left."""
         built = self.folder / world.name
         recorded = (self.folder / f"{world.name}.sha256").read_text(encoding="utf-8")
-        now = _digests(built)
+        now = digests(built)
         if now != recorded:
             was = dict(line.split("  ", 1)[::-1] for line in recorded.splitlines())
             is_ = dict(line.split("  ", 1)[::-1] for line in now.splitlines())
@@ -95,24 +88,6 @@ class Shelf:
                 f"the shared world {world.name!r} was written by a test (changed: {', '.join(changed)}); "
                 "a test must write only to its copy (worlds.copy)"
             )
-
-
-def _digests(root: Path) -> str:
-    lines = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(root)}")
-    return "\n".join(lines)
-
-
-def _write_digests(root: Path, to: Path) -> None:
-    to.write_text(_digests(root), encoding="utf-8")
-
-
-def _make_read_only(root: Path) -> None:
-    for path in sorted(root.rglob("*"), reverse=True):
-        mode = path.stat().st_mode
-        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    root.chmod(root.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
 
 
 def shelf_folder(basetemp: Path) -> Path:

@@ -22,7 +22,9 @@ from dmf_watch.core.config import Settings, load_settings
 from dmf_watch.pipelines.mfds.settings import RetryPolicy
 from dmf_watch.simulator.faults import Faults
 from dmf_watch.simulator.server import SimulatorServer
+from support import replays
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
+from support.replays import Replays
 from support.shared_manifest import sharing
 from support.worlds import Shelf, shelf_folder
 
@@ -201,3 +203,11 @@ def shelf(tmp_path_factory: pytest.TempPathFactory) -> Shelf:
     """The session's named worlds (support/worlds.py), built once, copied for each test:
     `with shelf.copied(REAL_TAILS, tmp_path) as settings: ...`."""
     return Shelf(shelf_folder(tmp_path_factory.getbasetemp()))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _replayed_days_shared(shelf: Shelf) -> Iterator[None]:
+    """`run_days` copies days another test replayed the same way (support/replays.py)."""
+    replays.replays = Replays(shelf.folder / "replays")
+    yield
+    replays.replays = None

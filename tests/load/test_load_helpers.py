@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import pytest
+from dlt.pipeline.exceptions import PipelineStepFailed
 
 from dmf_watch.core.errors import ConfigError
+from dmf_watch.core.interrupts import RunInterrupted
 from dmf_watch.pipelines.mfds.helpers import ApiError, decode_service_key, describe_code, parse_page, redact
-from dmf_watch.pipelines.mfds.load import LoadOutcome, load_day, new_load_id
+from dmf_watch.pipelines.mfds.load import LoadOutcome, load_day, new_load_id, stop_if_interrupted
 from dmf_watch.pipelines.mfds.settings import RESULT_CODES, RetryPolicy
 from dmf_watch.simulator.server import error_xml
 from support.mfds import START_DATE
@@ -119,3 +122,14 @@ def test_summary_is_one_line_naming_the_verdict():
     )
     line = outcome.summary()
     assert "\n" not in line and "is incomplete" in line and "the list shifted" in line
+
+
+def test_a_stop_that_reaches_dlt_mid_step_stops_the_run_instead_of_reading_as_a_write_failure():
+    """dlt wraps a KeyboardInterrupt raised in its steps; SIGTERM while dlt syncs the destination
+    read 'could not be written ... check that no other program holds the file'."""
+    pipeline = SimpleNamespace(pipeline_name="mfds_dmf", has_pending_data=False)  # what dlt's exception reads
+    stopped = RunInterrupted("SIGTERM")
+    with pytest.raises(RunInterrupted) as raised:
+        stop_if_interrupted(PipelineStepFailed(pipeline, "sync", None, stopped, None))
+    assert raised.value is stopped
+    stop_if_interrupted(PipelineStepFailed(pipeline, "load", None, OSError("disk full"), None))  # not a stop

@@ -379,6 +379,15 @@ def migrate_raw_items(settings: Settings, pipeline: dlt.Pipeline | None = None) 
     return migrate_items_table(settings)
 
 
+def stop_if_interrupted(exc: PipelineStepFailed) -> None:
+    """dlt wraps whatever its steps raise, a KeyboardInterrupt included, in PipelineStepFailed; a
+    run told to stop (SIGTERM, its deadline, Ctrl-C: RunInterrupted) while dlt syncs or stores must
+    stop as told, not be reported as a warehouse that could not be written."""
+    stop = next((error for error in error_chain(exc) if isinstance(error, KeyboardInterrupt)), None)
+    if stop is not None:
+        raise stop
+
+
 def _write_error(settings: Settings, as_of: date, exc: PipelineStepFailed, service_key: str | None) -> DmfError:
     """A dlt step that could not write: disk full becomes the what-to-free line, else one sentence.
 
@@ -410,6 +419,7 @@ def ready_pipeline(settings: Settings, as_of: date, service_key: str | None = No
         migrate_raw_items(settings, pipeline)
         migrate_declared_columns(pipeline)
     except PipelineStepFailed as exc:
+        stop_if_interrupted(exc)
         raise _write_error(settings, as_of, exc, service_key) from exc
     return pipeline
 
@@ -504,6 +514,7 @@ def write_load(
         pipeline.run(source, loader_file_format=_file_format(settings))
         _ensure_items_table(settings, pipeline)
     except PipelineStepFailed as exc:
+        stop_if_interrupted(exc)
         violation = contract_violation(exc)
         if violation is not None:
             return _refused_by_contract(settings, pipeline, as_of, load_id, results, violation, attempt_seq)
@@ -566,7 +577,8 @@ def _refused_by_contract(
     try:
         pipeline.run(run_row_resource(run_row(result, load_id, as_of, attempt_seq)), loader_file_format="jsonl")
         _ensure_items_table(settings, pipeline)
-    except PipelineStepFailed:
+    except PipelineStepFailed as exc:
+        stop_if_interrupted(exc)
         pipeline.abort_packages()
         raise DmfError(
             f"The MFDS load for {as_of} was refused by the raw schema contract ({violation}) "

@@ -133,9 +133,9 @@ def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehou
     env = environment(tmp_path, server.base_url, **({"DMF_RUN_DEADLINE_S": "3"} if stop == "deadline" else {}))
     run = Run(env)
     wait_until(lambda: lock_path(tmp_path / "data" / "dmf.duckdb").is_file())
-    time.sleep(1.5)  # the first page is arriving
     started = time.monotonic()
     if stop == "SIGTERM":
+        wait_until(lambda: server.requests > 0)  # the first page is asked for (and arrives 30 s later)
         code, err = run.stop(signal.SIGTERM)
     else:
         code, err = run.process.wait(timeout=60), run.process.stderr.read()

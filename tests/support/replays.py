@@ -130,7 +130,8 @@ class Replays:
         for name, source in (("reports", settings.reports_dir), ("state", settings.state_dir)):
             if source.is_dir():
                 shutil.copytree(source, copy / name, ignore=NOT_COPIED)
-        outcomes = [_moved(outcome, settings.reports_dir, copy / "reports") for outcome in outcomes]
+        # the paths the outcomes will have once `building` is renamed into place
+        outcomes = [_moved(outcome, settings.reports_dir, world / "copy" / "reports") for outcome in outcomes]
         (building / "outcomes.pickle").write_bytes(pickle.dumps(outcomes))
         (building / "digest").write_text(digests(copy), encoding="utf-8")
         make_read_only(copy)

@@ -37,16 +37,9 @@ READ_PREFIXES = ("DMF_", "MFDS_", "FAKE_AGY", "PG")
 PATH_VARIABLES = {"DMF_DUCKDB_PATH", "DMF_STATE_DIR", "DMF_REPORTS_DIR", "DMF_TEST_PG_ENV"}
 
 
-@dataclasses.dataclass
-class Counts:
-    days_replayed: int = 0
-    days_copied: int = 0
-
-
 class Replays:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.counts = Counts()
         folder.mkdir(parents=True, exist_ok=True)
 
     def key_of(self, settings: Settings, service_key: str) -> str | None:
@@ -108,7 +101,6 @@ class Replays:
                 for path in [settings.reports_dir, settings.state_dir]:
                     for each in [path, *path.rglob("*")] if path.exists() else []:
                         each.chmod(each.stat().st_mode | 0o200)
-                self.counts.days_copied += length
                 outcomes = pickle.loads((world / "outcomes.pickle").read_bytes())
                 return [_moved(outcome, copy / "reports", settings.reports_dir) for outcome in outcomes]
         return []

@@ -1,11 +1,12 @@
-"""Stop one `dmf build` at every node boundary and check what readers see: the marts equal the
-previous build's after every stop.
+"""Stop one `dmf build` at every node boundary and check what readers see: the marts, `dmf status`
+and `dmf report` equal the previous build's after every stop.
 
 Why: issue 39 asks that a build stopped anywhere (SIGTERM, `kill -9`, the deadline) leave every
 reader the last complete build. The test suite (tests/commands/test_stopped_build.py) stops a
 build at three chosen boundaries; this stops it after the k-th node for every k (or every
 `--stride`-th), with each signal, and prints one row per stop: the node dbt had just finished,
-the exit code, and whether every published mart held exactly the rows it held before. A world
+the exit code, whether every published mart held exactly the rows it held before, whether
+`dmf status` printed the same table and whether `dmf report` rendered the same cells. A world
 of two simulated days is built through the real daily job, a third day loaded and left unbuilt,
 so that each build has a day to publish; after the stops a build runs to its end and must
 change the marts (else the comparison proved nothing).
@@ -26,8 +27,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from datetime import date, timedelta
 from pathlib import Path
+
+import openpyxl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -56,6 +60,30 @@ def marts_digest(settings) -> str:
             rows = sorted(map(repr, con.execute(f"select * from {marts}.{name}").fetchall()))
             digest.update(name.encode() + b"\0" + "\n".join(rows).encode() + b"\0")
     return digest.hexdigest()[:12]
+
+
+def dmf(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "dmf_watch.commands.cli", *args], env=env, capture_output=True, text=True
+    )
+
+
+def status_text(env: dict[str, str]) -> str:
+    shown = dmf(env, "status")
+    return f"exit {shown.returncode}\n{shown.stdout}{shown.stderr}"
+
+
+def report_cells(env: dict[str, str], as_of: date) -> str:
+    """Every cell of every sheet of `dmf report` for `as_of`, or its refusal."""
+    rendered = dmf(env, "report", "--as-of", as_of.isoformat())
+    if rendered.returncode != 0:
+        return f"exit {rendered.returncode}: {rendered.stderr.strip()}"
+    with warnings.catch_warnings():  # openpyxl reads past the sparklines XlsxWriter writes, and says so
+        warnings.simplefilter("ignore", UserWarning)
+        book = openpyxl.load_workbook(rendered.stdout.strip().splitlines()[-1], read_only=True)
+    cells = [f"{sheet.title}!{row}" for sheet in book.worksheets for row in sheet.iter_rows(values_only=True)]
+    book.close()
+    return "\n".join(cells)
 
 
 def finished_nodes(log: Path) -> list[str]:
@@ -127,9 +155,11 @@ def main() -> int:
 
         log = settings.state_dir / "logs" / "dbt.log"
         before = marts_digest(settings)
+        published = DAY + timedelta(days=1)
+        status_before, report_before = status_text(env), report_cells(env, published)
         total = None
         stops = differing = 0
-        print(f"{'k':>4}  {'signal':<7}  {'exit':>4}  marts      node just finished")
+        print(f"{'k':>4}  {'signal':<7}  {'exit':>4}  marts      status     report     node just finished")
         k = 0
         while (total is None and k < 1000) or (total is not None and k <= total):
             for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -140,20 +170,23 @@ def main() -> int:
                         for m in FINISHED.finditer(COLOURS.sub("", (log.read_text("utf-8") if log.exists() else "")))
                     ]
                     total = max(counted) if counted else None  # stopped before dbt counted its nodes
-                same = marts_digest(settings) == before
+                same = (
+                    marts_digest(settings) == before,
+                    status_text(env) == status_before,
+                    report_cells(env, published) == report_before,
+                )
                 stops += 1
-                differing += not same
-                print(f"{k:>4}  {signal.Signals(sig).name:<7}  {code:>4}  {'same' if same else 'CHANGED':<9}  {node}")
+                differing += not all(same)
+                verdicts = "  ".join(f"{'same' if held else 'CHANGED':<9}" for held in same)
+                print(f"{k:>4}  {signal.Signals(sig).name:<7}  {code:>4}  {verdicts}  {node}", flush=True)
             k += args.stride
-        finished = subprocess.run(
-            [sys.executable, "-m", "dmf_watch.commands.cli", "build"], env=env, capture_output=True, text=True
-        )
+        finished = dmf(env, "build")
         changed = marts_digest(settings) != before
         if finished.returncode != 0:
             print(f"the build run to its end failed: {(finished.stderr.strip().splitlines() or ['no output'])[-1]}")
         print(
             f"\n{stops} stops over {total or 0} nodes (stride {args.stride}) on {args.warehouse}: "
-            f"{differing} left the marts changed; the build run to its end exited {finished.returncode} "
+            f"{differing} left the marts, status or report changed; the build run to its end exited {finished.returncode} "
             f"and {'changed' if changed else 'did NOT change'} them"
         )
         if args.warehouse == "postgres":

@@ -18,8 +18,10 @@ Run:  python benchmarks/stop_every_node.py [--size 300] [--stride 1] [--warehous
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import hashlib
+import io
 import os
 import re
 import signal
@@ -35,6 +37,7 @@ import openpyxl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dmf_watch.commands import cli
 from dmf_watch.commands.run import run_day
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import load_settings
@@ -68,34 +71,48 @@ def dmf(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def status_text(env: dict[str, str]) -> str:
-    shown = dmf(env, "status")
-    return f"exit {shown.returncode}\n{shown.stdout}{shown.stderr}"
+def in_process(*args: str) -> tuple[int, str, str]:
+    """`dmf` run in this process (the environment already points it at the world): a reader
+    needs no dbt, and a fresh interpreter for each of several hundred reads costs minutes."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(args))
+    return code, out.getvalue(), err.getvalue()
 
 
-def report_cells(env: dict[str, str], as_of: date) -> str:
+def status_text() -> str:
+    code, out, err = in_process("status")
+    return f"exit {code}\n{out}{err}"
+
+
+def report_cells(as_of: date) -> str:
     """Every cell of every sheet of `dmf report` for `as_of`, or its refusal."""
-    rendered = dmf(env, "report", "--as-of", as_of.isoformat())
-    if rendered.returncode != 0:
-        return f"exit {rendered.returncode}: {rendered.stderr.strip()}"
+    code, out, err = in_process("report", "--as-of", as_of.isoformat())
+    if code != 0:
+        return f"exit {code}: {err.strip()}"
     with warnings.catch_warnings():  # openpyxl reads past the sparklines XlsxWriter writes, and says so
         warnings.simplefilter("ignore", UserWarning)
-        book = openpyxl.load_workbook(rendered.stdout.strip().splitlines()[-1], read_only=True)
-    cells = [f"{sheet.title}!{row}" for sheet in book.worksheets for row in sheet.iter_rows(values_only=True)]
+        book = openpyxl.load_workbook(out.strip().splitlines()[-1], read_only=True)
+        cells = [f"{sheet.title}!{row}" for sheet in book.worksheets for row in sheet.iter_rows(values_only=True)]
     book.close()
     return "\n".join(cells)
 
 
-def finished_nodes(log: Path) -> list[str]:
+def finished_nodes(log: Path) -> list[tuple[str, bool]]:
+    """Each line dbt logged as finished (hooks and nodes, in order), and whether it was the
+    build's last: its last on-run-end hook, the publish (macros/publish_marts.sql)."""
     if not log.exists():
         return []
     with log.open("rb") as written:
         text = COLOURS.sub("", written.read().decode("utf-8", "replace"))
-    return [match.group(4).strip() for match in FINISHED.finditer(text)]
+    return [
+        (m.group(4).strip(), "on-run-end" in m.group(4) and m.group(1) == m.group(2)) for m in FINISHED.finditer(text)
+    ]
 
 
-def build_stopped_after(env: dict[str, str], log: Path, k: int, sig: int) -> tuple[int, str]:
-    """`dmf build` in a child, sent `sig` once dbt logged its k-th finished node."""
+def build_stopped_after(env: dict[str, str], log: Path, k: int, sig: int) -> tuple[int, str, bool]:
+    """`dmf build` in a child, sent `sig` once dbt logged its k-th finished line; and whether the
+    build was whole by then (its last line logged, or it ended before its k-th)."""
     log.unlink(missing_ok=True)  # a fresh log for this build (dbt rotates its log at 10 MB)
     child = subprocess.Popen(
         [sys.executable, "-m", "dmf_watch.commands.cli", "build"],
@@ -104,18 +121,18 @@ def build_stopped_after(env: dict[str, str], log: Path, k: int, sig: int) -> tup
         stderr=subprocess.PIPE,
         text=True,
     )
-    node = "(finished first)"
+    node, whole = "(finished first)", True
     while child.poll() is None:
         done = finished_nodes(log)
         if len(done) >= k:
             child.send_signal(sig)
-            node = done[k - 1] if k else "(before any node)"
+            node, whole = done[k - 1] if k else ("(before any node)", False)
             break
         time.sleep(0.005)
     _, err = child.communicate()
     if node == "(finished first)" and child.returncode != 0:  # it failed on its own: say why
         node += " " + (err.strip().splitlines() or ["no output"])[-1][:160]
-    return child.returncode, node
+    return child.returncode, node, whole
 
 
 def main() -> int:
@@ -147,6 +164,8 @@ def main() -> int:
             DMF_WAREHOUSE=args.warehouse,
             DMF_SCHEMA_PREFIX=settings.schema_prefix,
         )
+        os.environ.clear()
+        os.environ.update(env)  # for the readers run in this process
         for n in range(2):
             sim.set_day(DAY + timedelta(days=n))
             run_day(settings, DAY + timedelta(days=n), service_key=KEY, echo=lambda line: None)
@@ -156,38 +175,36 @@ def main() -> int:
         log = settings.state_dir / "logs" / "dbt.log"
         before = marts_digest(settings)
         published = DAY + timedelta(days=1)
-        status_before, report_before = status_text(env), report_cells(env, published)
-        total = None
+        status_before, report_before = status_text(), report_cells(published)
         stops = differing = 0
-        print(f"{'k':>4}  {'signal':<7}  {'exit':>4}  marts      status     report     node just finished")
-        k = 0
-        while (total is None and k < 1000) or (total is not None and k <= total):
+        print(f"{'k':>4}  {'signal':<7}  {'exit':>4}  marts      status     report     line dbt had just finished")
+        k, whole = 0, None
+        while whole is None:
             for sig in (signal.SIGTERM, signal.SIGKILL):
-                code, node = build_stopped_after(env, log, k, sig)
-                if total is None:
-                    counted = [
-                        int(m.group(2))
-                        for m in FINISHED.finditer(COLOURS.sub("", (log.read_text("utf-8") if log.exists() else "")))
-                    ]
-                    total = max(counted) if counted else None  # stopped before dbt counted its nodes
+                code, node, complete = build_stopped_after(env, log, k, sig)
+                if complete:  # past the publish: the new build is whole, and readers see it
+                    whole = f"{k:>4}  {signal.Signals(sig).name:<7}  {code:>4}  published  {node}"
+                    break
                 same = (
                     marts_digest(settings) == before,
-                    status_text(env) == status_before,
-                    report_cells(env, published) == report_before,
+                    status_text() == status_before,
+                    report_cells(published) == report_before,
                 )
                 stops += 1
                 differing += not all(same)
                 verdicts = "  ".join(f"{'same' if held else 'CHANGED':<9}" for held in same)
                 print(f"{k:>4}  {signal.Signals(sig).name:<7}  {code:>4}  {verdicts}  {node}", flush=True)
             k += args.stride
+        print(whole)
         finished = dmf(env, "build")
         changed = marts_digest(settings) != before
         if finished.returncode != 0:
             print(f"the build run to its end failed: {(finished.stderr.strip().splitlines() or ['no output'])[-1]}")
         print(
-            f"\n{stops} stops over {total or 0} nodes (stride {args.stride}) on {args.warehouse}: "
-            f"{differing} left the marts, status or report changed; the build run to its end exited {finished.returncode} "
-            f"and {'changed' if changed else 'did NOT change'} them"
+            f"\n{stops} stops before the publish (stride {args.stride}, every line dbt logs as finished: hooks, "
+            f"models, tests) on {args.warehouse}: {differing} left the marts, status or report changed; "
+            f"past the publish the marts {'changed' if changed else 'did NOT change'} (the new build, whole); "
+            f"a build after it exited {finished.returncode}"
         )
         if args.warehouse == "postgres":
             with warehouse.connect(settings) as con:

@@ -1,4 +1,4 @@
-"""Where things live, read once from the environment (SPEC §10).
+"""Where things live, read once from the environment.
 
 Every step takes a `Settings` instead of reading the environment itself, so tests and the
 demo can point a whole run at a temporary warehouse without touching `os.environ`.

@@ -1,6 +1,6 @@
-"""`dmf doctor` for the AI layer: is agy usable, and is it still tool-less? (design §3.5, §10.5,
-§13.2). Each check is a value; nothing raises and nothing is changed, except by
-`fix_circuit` (`dmf doctor --fix`), which a person asks for."""
+"""`dmf doctor` for the AI layer: is agy usable, and is it still tool-less? Each check is a
+value; nothing raises and nothing is changed, except by `fix_circuit` (`dmf doctor --fix`),
+which a person asks for."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ the kill switch.
 
 Every knob and its default lives here, once (`AiConfig`); `dmf_watch/enrich/agy.toml` and
 `<state_dir>/agy.toml` only override (the committed file repeats no default, a test checks it).
-Kept apart from `settings.config.Settings` because these knobs only matter to `dmf_watch/enrich/` and
+Kept apart from `dmf_watch.core.config.Settings` because these knobs only matter to `dmf_watch/enrich/` and
 because a broken or missing file must never stop the pipeline: loading never raises, it falls
 back to these defaults.
 """
@@ -71,11 +71,11 @@ class AiConfig:
     use_json_schema_flag: bool = True  # --json-schema is a helper only; we validate ourselves
     circuit_failure_threshold: int = 3  # consecutive failures before the breaker opens
     circuit_open_hours: float = 24.0  # quota opens it at once
-    weekly_enabled: bool = False  # UC5 weekly commentary: off until daily runs are stable
+    weekly_enabled: bool = False  # weekly commentary: off until daily runs are stable
     weekly_model: str = "gemini-3.1-pro-high"
     weekly_effort: str = "high"
     anomaly_model: str = "gemini-3.7-flash-medium"
-    drift_enabled: bool = True  # API schema-drift diagnosis on a drift rejection (design §5.7)
+    drift_enabled: bool = True  # API schema-drift diagnosis on a drift rejection
     drift_model: str = "gemini-3.1-pro-high"
     agy_settings_path: str = ""  # empty: ~/.gemini/antigravity-cli/settings.json
     # Error classification (regex, case-insensitive); `[enrich.error_patterns]` replaces a kind.

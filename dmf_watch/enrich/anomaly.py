@@ -1,4 +1,4 @@
-"""`dmf explain-anomaly`: re-explain a past day's fired signals on their own (design §6.1, UC3).
+"""`dmf explain-anomaly`: re-explain a past day's fired signals on their own.
 
 The daily briefing already carries the anomaly section; this standalone path is for later
 investigation. Only signals that fired that day can be explained; anything else the model

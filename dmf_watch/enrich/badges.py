@@ -1,4 +1,4 @@
-"""Why there is no AI text today, in the words the dashboard shows (design §2.4).
+"""Why there is no AI text today, in the words the dashboard shows.
 
 The report reads `enrichment.enrichment_run.skip_reason` with a LEFT JOIN and puts the matching
 badge where the briefing would be, so a day without AI still gives a complete report.
@@ -6,7 +6,7 @@ badge where the briefing would be, so a day without AI still gives a complete re
 
 from __future__ import annotations
 
-#: skip_reason -> dashboard badge. The first nine texts are the design's, word for word.
+#: skip_reason -> dashboard badge.
 BADGE_TEXT: dict[str, str] = {
     "diff_empty": "AI 요약: 변경 없음(호출 생략)",
     "disabled": "AI 요약: 사용 안 함(설정)",
@@ -17,7 +17,6 @@ BADGE_TEXT: dict[str, str] = {
     "timeout": "AI 요약: 시간 초과(10분)",
     "schema_invalid": "AI 요약: 응답 형식 오류 — 원문은 로그에 보관",
     "circuit_open": "AI 요약: 연속 실패로 일시 중지(24시간)",
-    # Reasons this project adds to the design's list.
     "call_cap": "AI 요약: 일일 호출 상한 도달",
     "prompt_guard": "AI 요약: 프롬프트 사전 검사에서 차단(호출 생략)",
     "model_not_found": "AI 요약: 설정된 모델을 agy 가 모름 — dmf doctor 로 확인하세요",

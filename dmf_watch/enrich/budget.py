@@ -1,4 +1,4 @@
-"""Runaway protection: daily token and call caps, a result cache, a circuit breaker (design §9).
+"""Runaway protection: daily token and call caps, a result cache, a circuit breaker.
 
 All three live in small JSON files under the state directory, so they work even when the
 warehouse is unavailable, and none of them can stop the pipeline: an unreadable or corrupt
@@ -55,7 +55,8 @@ class TokenBudget:
     """Per-day usage (Asia/Seoul day) in `agy_budget.json`; the caps are checked before a call.
 
     The check uses what was already spent, so one call may overshoot the token cap by its own
-    size; the next one is refused. That is the accepted trade-off (design §9.3).
+    size; the next one is refused. That is the accepted trade-off: the caps stop a runaway, they
+    do not ration tokens.
     """
 
     def __init__(self, path: Path, token_cap: int, call_cap: int, clock: Callable[[], datetime] = _now) -> None:
@@ -148,7 +149,7 @@ class CircuitState:
 
 
 class CircuitBreaker:
-    """Three states (design §3.6): `threshold` consecutive failures open it for `open_hours`;
+    """Three states: `threshold` consecutive failures open it for `open_hours`;
     a quota failure opens it at once; after the cool-down one trial call is let through
     (HALF_OPEN) and its result closes or re-opens the breaker."""
 

@@ -1,10 +1,10 @@
-"""Running `agy` headless, one turn, and turning every outcome into a value (design §3, §11).
+"""Running `agy` headless, one turn, and turning every outcome into a value.
 
 The client knows nothing about the warehouse: usage rows go to an `on_usage` callback and the
 caller stores them. It never raises. Success needs three things at once: exit code 0, envelope
 `status == "SUCCESS"`, and an answer that passes our own schema validation.
 
-Fixed flags (design §3.4): `--output-format json`, `--print-timeout`, `--disable-slash-commands`,
+Fixed flags: `--output-format json`, `--print-timeout`, `--disable-slash-commands`,
 `--log-file`, `--model`/`--effort` from config, `--json-schema` as a helper only. Never
 `--dangerously-skip-permissions`, `--continue`, `--add-dir`, or any mode that edits files.
 """
@@ -78,7 +78,7 @@ COUNTED_FAILURES = frozenset(
         ErrorKind.AGY_ERROR,
     }
 )
-#: Failures a second attempt cannot fix (design §3.6).
+#: Failures a second attempt cannot fix.
 NO_RETRY = frozenset({ErrorKind.LAUNCH_FAILED, ErrorKind.AUTH, ErrorKind.QUOTA, ErrorKind.NOT_FOUND, ErrorKind.TIMEOUT})
 
 RETRY_BLOCK = (

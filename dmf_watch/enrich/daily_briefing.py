@@ -1,5 +1,6 @@
 """`dmf enrich`: one agy call a day at most — the Korean briefing with its per-event comments,
-anomaly notes and alias proposals (design §4, ADR-16). Never raises.
+anomaly notes and alias proposals, sections of one prompt because every call pays agy's fixed
+prompt overhead again. Never raises.
 
 The day's facts come from the dbt marts (contract columns only). No call is made when the AI is
 switched off, when the day's load was rejected, when nothing happened (no events and no fired
@@ -109,7 +110,7 @@ def read_day(con: Connection, as_of: date) -> DayFacts:
 
 
 def render_briefing_prompt(as_of: date, payload: DailyPayload, schema: dict) -> RenderedPrompt:
-    """The UC1 briefing prompt for agy (not the xlsx: that is dmf_watch.reports.daily_report.render_daily)."""
+    """The daily briefing prompt for agy (not the xlsx: that is dmf_watch.reports.daily_report.render_daily)."""
     omitted = dict(payload.omitted)
     values = {
         "RUN_DATE": as_of.isoformat(),

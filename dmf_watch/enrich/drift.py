@@ -1,4 +1,4 @@
-"""Diagnose MFDS API schema drift (design §5.7, the JSON-path variant of UC2).
+"""Diagnose MFDS API schema drift (the prompt `prompts/uc2b_api_drift.md`).
 
 Wired into `dmf run` (issue 8): when the loader rejects a load because the item keys did not fit
 the declared schema (`mfds_raw.load_runs.schema_drift`), `diagnose_load_drift` runs after the

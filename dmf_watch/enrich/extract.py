@@ -1,4 +1,4 @@
-"""Getting one trustworthy JSON object out of a model answer (design §4.4, ADR-17).
+"""Getting one trustworthy JSON object out of a model answer.
 
 agy's `--json-schema` was observed not to fill `structured_output` and to answer with the
 same JSON four times mixed with Korean prose and internal `toolAction`/`toolSummary` keys.

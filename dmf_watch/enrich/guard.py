@@ -1,4 +1,4 @@
-"""Last look at a prompt before tokens are spent (design §9.4).
+"""Last look at a prompt before tokens are spent.
 
 Refuses a prompt that is empty, larger than the cap, still carries an unrendered `{{TOKEN}}`,
 or repeats the same block over and over (a rendering loop). Picks the transport: the `-p`

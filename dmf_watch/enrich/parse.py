@@ -1,5 +1,4 @@
-"""Validated answers -> domain values, keeping only what the prompt offered (design §4.6, §6.5,
-§7.4, §8.5, §10.6).
+"""Validated answers -> domain values, keeping only what the prompt offered.
 
 A schema-valid answer can still invent things: a comment on a registration that is not in
 today's events, an interpretation of a signal that never fired, an alias that was not among
@@ -188,7 +187,7 @@ def parse_daily(
     known_signal_ids: frozenset[str],
     offered: Mapping[str, tuple[str, Mapping[str, str]]],
 ) -> DailyAnswer:
-    """UC1 (with its UC3 and UC4 sections)."""
+    """The daily briefing, with its anomaly and alias sections."""
     if not isinstance(obj, dict):
         return DailyAnswer(ok=False, failure_reason="answer is not an object")
     dropped = Dropped()
@@ -233,7 +232,7 @@ class AnomalyAnswer:
 
 
 def parse_anomaly(obj: Any, known_signal_ids: frozenset[str]) -> AnomalyAnswer:
-    """UC3 standalone: only signals that actually fired survive."""
+    """The anomaly explanation on its own (`dmf explain-anomaly`): only signals that actually fired survive."""
     if not isinstance(obj, dict):
         return AnomalyAnswer(ok=False, failure_reason="answer is not an object")
     dropped = Dropped()
@@ -276,7 +275,7 @@ def _mark_prediction(text: str) -> str:
 
 
 def parse_weekly(obj: Any, known_keys: frozenset[str]) -> WeeklyAnswer:
-    """UC5: unknown dmf_keys on notable items are blanked (no link to a ghost registration)."""
+    """The weekly commentary: unknown dmf_keys on notable items are blanked (no link to a ghost registration)."""
     if not isinstance(obj, dict):
         return WeeklyAnswer(ok=False, failure_reason="answer is not an object")
     dropped = Dropped()
@@ -332,7 +331,7 @@ def _squash(text: str) -> str:
 
 
 def parse_drift(obj: Any, expected_fields: frozenset[str], samples_text: str) -> DriftAnswer:
-    """Dormant API drift diagnosis (design §5.7): a candidate needs a known field and evidence
+    """The API drift diagnosis: a candidate needs a known field and evidence
     that really occurs in the samples we showed; positional-only answers always need review."""
     if not isinstance(obj, dict):
         return DriftAnswer(ok=False, failure_reason="answer is not an object")

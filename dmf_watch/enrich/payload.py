@@ -1,4 +1,4 @@
-"""The data block of the daily prompt, built from mart rows (design §4.2, §3.3).
+"""The data block of the daily prompt, built from mart rows.
 
 Every number here was computed by SQL (marts.dmf_daily_summary); the model may only quote it.
 At most `max_events` events go in, most important first (watchlist, severity, WITHDRAWN before

@@ -1,4 +1,4 @@
-"""The human approval queue for AI proposals (design §7.5, ADR-25; SPEC §3).
+"""The human approval queue for AI proposals.
 
 Nothing here applies a proposal. Accepting one records who decided, when and why, in
 `enrichment.proposals` and the append-only `enrichment.proposal_decisions`; the analyst then
@@ -112,7 +112,7 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 def write_alias_file(
     settings: Settings, as_of: date, run_id: str, model: str, prompt_sha: str, rows: Sequence[dict[str, Any]]
 ) -> Path | None:
-    """The queue file of design §7.5 (items already in it are kept; new ones are appended)."""
+    """The day's queue file in `state/proposals/` (items already in it are kept; new ones are appended)."""
     if not rows:
         return None
     path = alias_file(settings, as_of)

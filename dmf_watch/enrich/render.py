@@ -1,4 +1,4 @@
-"""Prompt assets -> prompt text (design §3.1, §10.3).
+"""Prompt assets -> prompt text.
 
 Prompts are files in `prompts/` with `{{TOKEN}}` placeholders. We substitute by name with a
 regex instead of `str.format`, because prompt bodies are full of JSON braces. Unknown tokens

@@ -1,4 +1,4 @@
-"""String quarantine on both sides of the model (design §10.4).
+"""String quarantine on both sides of the model.
 
 Inbound (`for_prompt`): registry text is written by third parties (manufacturer names and site
 addresses are free text filed by companies), so before it enters a prompt we take away what

@@ -1,4 +1,4 @@
-"""Weekly commentary (design §8, UC5): optional, off by default (`weekly_enabled = false`).
+"""Weekly commentary: optional, off by default (`weekly_enabled = false`).
 
 Every figure in the payload is computed here, by SQL over the marts (the registration groups are
 counted in Python); the model only writes the sentences around them. Never raises.

@@ -1,5 +1,5 @@
-"""The batch workspace agy runs in, and the permission block that denies it every tool
-(design §3.8, §3.9, §10.5)."""
+"""The batch workspace agy runs in, and the permission block that denies it every tool:
+registry text in a prompt may carry instructions, and an agent with no tools cannot act on them."""
 
 from __future__ import annotations
 

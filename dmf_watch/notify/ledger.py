@@ -4,7 +4,7 @@
   key `alert_id` = kind + day + condition, so evaluating a day again cannot raise it twice.
 - `notify.alert_state`: one row per watched condition (the pipeline, the AI layer, the AI's
   invalid-answer streak) with the state last announced. Alerts fire on a change of state only:
-  "learned ignoring" of a daily repeated alert kills the real ones (design §2.4).
+  "learned ignoring" of a daily repeated alert kills the real ones.
 - `notify.deliveries`: one row per try-out of one message to one destination: the destination
   NAME (never its URL), the outcome, the number of attempts and a scrubbed error.
 

@@ -1,4 +1,4 @@
-"""The alert policy of the design (§2.4, §6 UC3 failure table, §9.5), computed from the warehouse.
+"""The alert policy, computed from the warehouse (docs/delivery.md tells readers what each alert means).
 
 Alerts fire when a watched condition changes state, never every day it stays the same:
 
@@ -32,7 +32,7 @@ AI = "ai"
 AI_STREAK = "ai_invalid_streak"
 AI_ANOMALY = "ai_anomaly"
 
-#: AI outcomes that raise an alert when they start, with the level (design §2.4).
+#: AI outcomes that raise an alert when they start, with the level.
 AI_ALERT_LEVEL = {"binary_missing": "INFO", "auth": "WARN", "quota": "INFO", "token_cap": "INFO"}
 #: Outcomes that tell nothing about the AI's health: the state stays as it was.
 AI_NEUTRAL = frozenset(

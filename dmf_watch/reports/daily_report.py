@@ -1,4 +1,4 @@
-"""The daily xlsx report RA staff open every morning (SPEC §8).
+"""The daily xlsx report RA staff open every morning.
 
 `render_daily(settings, as_of)` reads only the warehouse (marts, and the optional enrichment
 tables) and writes `dmf_daily_YYYYMMDD.xlsx`. It never calls the API or `agy`, so any past day

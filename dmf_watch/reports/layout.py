@@ -131,7 +131,7 @@ def ai_reader_badge(skip_reason: str | None, status: str | None) -> str:
 
 
 def ai_badge(skip_reason: str | None, status: str | None) -> str:
-    """The dashboard badge that says why there is no AI text (design §2.4); never blank."""
+    """The dashboard badge that says why there is no AI text; never blank."""
     if status is None and skip_reason is None:
         return NO_RUN_BADGE
     text = badge_for(skip_reason)

@@ -1,6 +1,6 @@
 """An MFDS-compatible HTTP server on loopback, so every load can be exercised without the portal.
 
-It speaks the real operation (`OPERATION_PATH`, from settings.config, with `serviceKey`,
+It speaks the real operation (`OPERATION_PATH`, from dmf_watch.core.config, with `serviceKey`,
 `pageNo`, `numOfRows`, `type=json`), answers errors the way the portal does (HTTP 200 with an
 XML body and a reason code), and injects the faults of `simulator.faults` so the
 loader's retries and completeness checks meet every failure they are meant to survive.
@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape
 from dmf_watch.core.config import MFDS_OPERATION_PATH, MFDS_SERVICE_PATH
 from dmf_watch.simulator.faults import Faults, gzip_bomb
 
-# The real API's paths (one home: settings.config), so the loader cannot drift from what is served.
+# The real API's paths (one home: dmf_watch.core.config), so the loader cannot drift from what is served.
 SERVICE_PATH = MFDS_SERVICE_PATH
 OPERATION_PATH = SERVICE_PATH + MFDS_OPERATION_PATH
 CONTROL_PATH = "/_sim/state"
@@ -438,7 +438,7 @@ def _rekey(items: list[dict], faults: Faults) -> list[dict]:
 
 
 def _shape(items: list[dict], shape: str) -> Any:
-    """The tolerated shapes of `items` (SPEC §2)."""
+    """The tolerated shapes of `items`."""
     if shape == "list":
         return items
     if shape == "single":

@@ -1,6 +1,6 @@
 """HTTP details of the MFDS DMF API: paging, retries, tolerant parsing and the completeness verdict.
 
-Why the verdict lives here: a withdrawal is only ever inferred from absence (SPEC §3), so a
+Why the verdict lives here: a withdrawal is only ever inferred from absence, so a
 load that lost records on the way must never look like a good one. The fetch therefore returns
 a `FetchResult` whose status says *complete* only when the pages add up to one consistent list:
 every page answered 00, totalCount held still, exactly totalCount records arrived, and the next
@@ -149,7 +149,7 @@ def _as_int(raw: Any) -> int | None:
 
 
 def _items_of(raw: Any) -> list[Any]:
-    """Every tolerated shape of `items` (SPEC §2): dict with list/object/empty item, list, "", null."""
+    """Every tolerated shape of `items`: dict with list/object/empty item, list, "", null."""
     if raw in (None, "", [], {}):
         return []
     if isinstance(raw, list):
@@ -480,7 +480,7 @@ def fetch_pass(client: MfdsClient, page_size: int, plausible_total: int = MAX_PL
 def _repeats_problem(current: ListPass) -> str | None:
     """A record listed twice in a pass that the next pass does not repeat place by place: the list
     moved under the pages (one record seen twice, another never), so the list holds fewer
-    distinct records than it reports and is not the list (SPEC §3). A record listed twice at the
+    distinct records than it reports and is not the list. A record listed twice at the
     same places in two passes is a stable duplicate, kept once (the caller decides)."""
     repeats = current.repeats()
     if not repeats:
@@ -598,7 +598,7 @@ def _operation_url(base_url: str) -> str:
 
 
 def is_usable_base_url(base_url: str, allowed_hosts: Iterable[str] = ()) -> bool:
-    """A URL the loader may connect to (settings.url_policy decides: https, or http on
+    """A URL the loader may connect to (dmf_watch.core.url_policy decides: https, or http on
     loopback; never link-local, metadata or unnamed private hosts; no credentials)."""
     return base_url_problem(base_url, allowed_hosts) is None
 

@@ -1,6 +1,6 @@
 """`load_day`: fetch the MFDS DMF list for one logical date and append it to the warehouse with dlt.
 
-Every load is stored, complete or not, so the raw layer is the full audit trail (SPEC §3);
+Every load is stored, complete or not, so the raw layer is the full audit trail;
 the dbt gates decide later whether a complete load is also an *accepted* one. A date that
 already has a complete load is skipped without calling the API unless `force=True`.
 """

@@ -55,7 +55,7 @@ ITEM_FIELD_PATHS = {name: f"response.body.items.item[].{name}" for name in ITEM_
 # The contract of both raw tables: new tables may be created, new columns never.
 RAW_SCHEMA_CONTRACT: dict[str, str] = {"tables": "evolve", "columns": "freeze"}
 
-# The public-data portal's reason codes (SPEC §2), in words a user understands.
+# The public-data portal's reason codes, in words a user understands.
 RESULT_CODES = {
     "00": "the MFDS API answered normally",
     "01": "the MFDS API had an application error",

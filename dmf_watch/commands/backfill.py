@@ -1,8 +1,9 @@
 """`dmf backfill PATH`: import dated dumps of the raw list as loads of their as-of dates, then build.
 
 Why this exists beside `dmf run`: the live API serves only today's list, so the past can only
-come from dumps. Each dump goes through the one writer of the raw layer (load.write_load over
-mfds_dump_source), append-only like any load; dumps.py says what is checked instead of a
+come from dumps. Each dump goes through the one writer of the raw layer (dmf_watch.pipelines.mfds.load.write_load
+over dmf_watch.pipelines.mfds.mfds_dump_source), append-only like any load;
+dmf_watch/pipelines/mfds/dumps.py says what is checked instead of a
 totalCount. Every dump is read and checked before anything is written: one broken file
 refuses the whole import in one line, so a broken dump never becomes a load, events or a
 baseline, and nothing already in the warehouse is touched.
@@ -10,16 +11,17 @@ baseline, and nothing already in the warehouse is touched.
 Published days never change silently: a dump dated before the warehouse's latest load would
 re-sequence the days after it, so it is refused unless the person passes
 `--insert-before-published`; after the build, the published days that changed are printed with
-their counts before → after (dmf.decisions computes them, as for accept-load).
+their counts before → after (dmf_watch.commands.decisions computes them, as for accept-load).
 
 One build judges every imported day: the gates judge every load of the sequence, and the
-gate hook records one rejection per build (the earliest) while dmf.build builds again
+gate hook records one rejection per build (the earliest) while dmf_watch.commands.build builds again
 until no gate fires, so each day is compared with the loads really accepted before it, as
 day-by-day runs would (tests/load/test_backfill.py proves the events equal).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from dmf_watch.commands.build import build
+from dmf_watch.commands.command import Command
 from dmf_watch.commands.decisions import changed_days, published_counts
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
@@ -281,3 +284,35 @@ class _ProgressBar:
     def advance(self, text: str) -> None:
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, advance=1, description=text)
+
+
+def _check_path(args: argparse.Namespace) -> None:
+    check_dumps(Path(args.path))
+
+
+def _backfill_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="a dump or a folder of them: YYYY-MM-DD.jsonl (one raw item a line) or "
+        "YYYY-MM-DD.json (the API's response pages)",
+    )
+    parser.add_argument(
+        INSERT_FLAG,
+        action="store_true",
+        help="also import days before the latest load (changes published days; prints which and how)",
+    )
+
+
+COMMANDS = (
+    Command(
+        "backfill",
+        "import dated dumps of the raw list as past loads, then build",
+        lambda args, settings: backfill(
+            settings, Path(args.path), insert_before_published=args.insert_before_published
+        ),
+        locks_warehouse=True,
+        arguments=_backfill_arguments,
+        check=lambda args, settings: _check_path(args),
+    ),
+)

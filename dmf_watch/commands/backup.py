@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from dmf_watch.commands.command import Command
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
@@ -227,3 +228,17 @@ def restore(settings: Settings, copy_path: Path | None = None, *, echo: Echo = p
     built = build(settings, full_refresh=True)
     echo(f"restore: build   {built.summary()}")
     return 0 if built.success else (2 if built.gate_fired else 1)
+
+
+COMMANDS = (
+    Command(
+        "restore",
+        "rebuild the warehouse from a backup (the newest by default); the current file is kept",
+        lambda args, settings: restore(settings, Path(args.copy) if args.copy else None),
+        locks_warehouse=True,
+        arguments=lambda parser: parser.add_argument(
+            "copy", nargs="?", default=None, metavar="COPY", help="a backup folder (default: the newest)"
+        ),
+        checks_damage=False,  # it is how a damaged warehouse is replaced
+    ),
+)

@@ -20,6 +20,7 @@ can refuse to render marts a failed build left behind and say what to fix.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import logging
@@ -32,6 +33,7 @@ from datetime import UTC, date, datetime
 from importlib import metadata
 from typing import Any
 
+from dmf_watch.commands.command import Command, add_as_of
 from dmf_watch.commands.lock import check_lock_held
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
@@ -174,7 +176,7 @@ def invoke_dbt(
 
         done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
     if isinstance(done.exception, KeyboardInterrupt):
-        raise done.exception  # dbt cancelled its statements on it (settings.interrupts); the run stops here
+        raise done.exception  # dbt cancelled its statements on it (dmf_watch.core.interrupts); the run stops here
     if done.exception is not None:
         lines.append(f"{type(done.exception).__name__}: {done.exception}")
     returncode = 0 if done.success else 2 if done.exception is not None else 1
@@ -705,3 +707,41 @@ def _loads_after_published_build(con: warehouse.Connection, as_of: date) -> int 
         f"select count(*) from {raw}.load_runs where as_of_date = ? and attempt_seq > ?", [as_of, seen]
     ).fetchall()
     return int(count)
+
+
+def _build_arguments(parser: argparse.ArgumentParser) -> None:
+    # The build always covers every load; --as-of (the same flag as the other steps, so a cron
+    # chain can pass it to each) names the day whose verdict is printed after it.
+    add_as_of(parser, "also print that day's verdict once built (the build covers every load)")
+    parser.add_argument("--full-refresh", action="store_true", help="rebuild every table from the raw loads")
+
+
+def _build_command(args: argparse.Namespace, settings: Settings) -> int:
+    outcome = build(settings, full_refresh=args.full_refresh, unit_tests=True)
+    log.info("build %s", outcome.summary())
+    print(outcome.summary())
+    if args.as_of is not None:
+        print(_built_verdict(settings, args.as_of))
+    return 0 if outcome.success else (2 if outcome.gate_fired else 1)
+
+
+def _built_verdict(settings: Settings, as_of: date) -> str:
+    """`dmf build --as-of`: the day's verdict as the marts now say it, or why they cannot."""
+    from dmf_watch.commands.run import day_verdict  # run builds: imported here, not at the top
+
+    problem = unpublishable_reason(settings, as_of)
+    if problem:
+        return f"{as_of}  verdict unknown: {problem}"
+    verdict, reason = day_verdict(settings, as_of)
+    return f"{as_of}  {verdict}" + (f": {reason}" if reason and verdict != "accepted" else "")
+
+
+COMMANDS = (
+    Command(
+        "build",
+        "dbt build: models, integrity gates, data and unit tests",
+        _build_command,
+        locks_warehouse=True,
+        arguments=_build_arguments,
+    ),
+)

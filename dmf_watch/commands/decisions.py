@@ -19,11 +19,13 @@ takes it as the last accepted list's size (pipelines/mfds/load.py: accepted_list
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from dmf_watch.commands.build import build
+from dmf_watch.commands.command import Command, add_as_of
 from dmf_watch.commands.lock import check_lock_held
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
@@ -317,3 +319,44 @@ def accept_list_size(
     )
     echo(f"{as_of}  next    {when}")
     return 0
+
+
+def _decision_arguments(verb: str) -> Callable[[argparse.ArgumentParser], None]:
+    def arguments(parser: argparse.ArgumentParser) -> None:
+        add_as_of(parser, "the day whose latest load is decided on", required=True)
+        parser.add_argument("--by", required=True, metavar="NAME", help="who decides (recorded)")
+        parser.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded, shown on the day's report)")
+        if verb == "accept":
+            parser.add_argument(
+                "--list-size",
+                type=int,
+                metavar="N",
+                help="let through a list the plausibility cap refused: the size checked on the MFDS site (recorded)",
+            )
+
+    return arguments
+
+
+def _decide(args: argparse.Namespace, settings: Settings) -> int:
+    if getattr(args, "list_size", None) is not None:
+        return accept_list_size(settings, args.as_of, args.by, args.reason, args.list_size)
+    return decide_load(settings, args.as_of, args.command.removesuffix("-load"), args.by, args.reason)
+
+
+COMMANDS = (
+    Command(
+        "accept-load",
+        "publish a complete load a gate rejected, after checking it against the MFDS site",
+        _decide,
+        locks_warehouse=True,
+        arguments=_decision_arguments("accept"),
+    ),
+    Command(
+        "reject-load",
+        "withdraw a published day found bad later (the next day compares with the one before)",
+        _decide,
+        locks_warehouse=True,
+        arguments=_decision_arguments("reject"),
+        future_dates=True,  # a backfill may have stored a day with a wrong, future date
+    ),
+)

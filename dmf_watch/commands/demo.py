@@ -7,11 +7,13 @@ compared with the simulator's ground truth and where the data and reports are.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import shutil
 import time
 from datetime import date, timedelta
 
+from dmf_watch.commands.command import Command, as_of_date
 from dmf_watch.commands.ground_truth import compare_days, table
 from dmf_watch.commands.lock import lock_path
 from dmf_watch.commands.run import run_day
@@ -92,3 +94,29 @@ def run_demo(settings: Settings, *, days: int = 5, start: date | None = None, se
         " set DMF_NOTIFY_URLS for real delivery, see docs/delivery.md)"
     )
     return worst
+
+
+def _demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--days", type=int, default=5, help="how many consecutive days (default 5)")
+    parser.add_argument(
+        "--start",
+        type=as_of_date,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="first simulated day (default: so that the last day is today)",
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the synthetic registry")
+
+
+COMMANDS = (
+    Command(
+        "demo",
+        "simulate several days end to end on a local MFDS simulator",
+        lambda args, settings: run_demo(settings, days=args.days, start=args.start, seed=args.seed),
+        locks_warehouse=True,
+        arguments=_demo_arguments,
+        checks_damage=False,  # it starts from a warehouse of its own, cleared
+        writes_reports=True,
+        lock_target=demo_settings,
+    ),
+)

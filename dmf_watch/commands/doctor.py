@@ -1,22 +1,27 @@
 """`dmf doctor`: is the whole setup usable, in the order a day runs through it?
 
 Service key → API (one request of one row) → warehouse readable and built → reports directory
-writable → the AI checks of `enrich.doctor`. Each check is a value with a level: `ok`, `warn`
+writable → the AI checks of `dmf_watch.enrich.agy_checks`. Each check is a value with a level: `ok`, `warn`
 (the day still runs and publishes, e.g. AI trouble or yesterday's rejected load) or `bad`
 (a run would fail). Nothing raises, nothing is changed, and the service key never appears.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmf_watch.commands.command import Command
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.url_policy import base_url_problem
 from dmf_watch.core.warehouse import NO_LOAD_ADVICE, holds_a_load
+from dmf_watch.enrich.agy_checks import AGY_NOT_FOUND, fix_circuit, run_doctor
+from dmf_watch.enrich.ai_config import load_ai_config
+from dmf_watch.enrich.workspace import install_permission_block, prepare_workspace
 from dmf_watch.pipelines.mfds.helpers import ApiError, MfdsClient, redact
 from dmf_watch.pipelines.mfds.settings import RetryPolicy
 
@@ -155,8 +160,6 @@ def check_reports_dir(reports_dir: Path) -> SetupCheck:
 
 
 def run_setup_doctor(settings: Settings, *, policy: RetryPolicy = DOCTOR_POLICY) -> list[SetupCheck]:
-    from dmf_watch.enrich.agy_checks import AGY_NOT_FOUND, run_doctor
-
     key = service_key_from_config(settings.project_dir)
     checks = [
         check_service_key(key),
@@ -288,3 +291,40 @@ def check_backups(settings: Settings) -> SetupCheck:
     return SetupCheck(
         "backups", OK, f"{len(found)} backup(s) in {settings.backup_dir}, the newest {found[0].path.name}."
     )
+
+
+def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="create the batch workspace, merge the permission deny block into agy's settings "
+        "and close the AI circuit a missing agy opened once agy runs",
+    )
+
+
+def _doctor(args: argparse.Namespace, settings: Settings) -> int:
+    if args.fix:
+        workspace, problem = prepare_workspace(settings)
+        print(f"fix  workspace: {problem or workspace}")
+        print(f"fix  permissions: {install_permission_block(settings, load_ai_config(settings))[1]}")
+        print(f"fix  circuit: {fix_circuit(settings)}")
+    checks = run_setup_doctor(settings)
+    for check in checks:
+        print(check.line)
+    bad = sum(check.level == BAD for check in checks)
+    warn = sum(check.level == WARN for check in checks)
+    print(f"{len(checks)} checks: {bad} failed, {warn} warnings" + (" (warnings do not stop a run)" if warn else ""))
+    return 1 if bad else 0
+
+
+COMMANDS = (
+    Command(
+        "doctor",
+        "check the whole setup: service key, API, warehouse, reports directory, then agy",
+        _doctor,
+        locks_warehouse=False,  # it only reads, and must answer while a morning runs
+        arguments=_doctor_arguments,
+        opens_warehouse=False,  # it says in its own line what is wrong with the warehouse
+        checks_damage=False,
+    ),
+)

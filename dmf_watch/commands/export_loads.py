@@ -26,6 +26,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
+from dmf_watch.commands.command import Command
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import ConfigError, DmfError
@@ -138,3 +139,16 @@ def export_loads(settings: Settings, folder: Path, *, echo: Echo = print) -> int
         f"`dmf backfill {folder}` stores them in another warehouse"
     )
     return 0
+
+
+COMMANDS = (
+    Command(
+        "export-loads",
+        "write every stored day as a dated dump (and people's decisions) for `dmf backfill` elsewhere",
+        lambda args, settings: export_loads(settings, Path(args.folder)),
+        locks_warehouse=True,
+        arguments=lambda parser: parser.add_argument(
+            "folder", metavar="DIR", help="an empty folder (created if missing)"
+        ),
+    ),
+)

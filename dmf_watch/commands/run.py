@@ -1,5 +1,5 @@
 """`dmf run`: one logical day end to end — load, dbt build with its gates, enrich, report,
-notify, and after an accepted day a backup of what the API can never give again (dmf.backup).
+notify, and after an accepted day a backup of what the API can never give again (dmf_watch.commands.backup).
 
 The verdict of the day comes from the warehouse (marts.dmf_day_decisions), never from this module:
 Python only sequences the steps and turns the verdict into an exit code.
@@ -7,8 +7,10 @@ Python only sequences the steps and turns the verdict into an exit code.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from dmf_watch.commands.backup import back_up_after_run
 from dmf_watch.commands.build import build
+from dmf_watch.commands.command import Command, add_as_of, command_line, day_of, scrub
 from dmf_watch.commands.lock import WarehouseBusy, check_lock_held
 from dmf_watch.commands.upgrade import upgrade_warehouse
 from dmf_watch.core import warehouse
@@ -207,3 +210,34 @@ def _run_day(settings: Settings, as_of: date, *, service_key: str | None, echo: 
     if verdict != "accepted":
         echo(f"{as_of}  REJECTED  {reason}")
     return DayOutcome(as_of, verdict, reason, exit_code, reports)
+
+
+def _run_command(args: argparse.Namespace, settings: Settings) -> int:
+    outcome = run_day(settings, day_of(args))
+    if outcome.warning:  # published, but degraded (its backup failed): alerted, and said here
+        log.warning("%s %s", command_line(args), outcome.warning)
+        print(f"dmf: {scrub(outcome.warning)}", file=sys.stderr)
+    return outcome.exit_code
+
+
+def _alert_failed_morning(args: argparse.Namespace, settings: Settings, error: BaseException) -> None:
+    """A morning the warehouse stopped before its day began (the file held by another program,
+    the server down or refusing the login, a full disk, another run holding the lock too long)
+    still raises its alert; one run_day raised already is not repeated. A refused input (a
+    date, a URL) is the caller's to fix and stays a line only."""
+    if isinstance(error, WarehouseBusy) or classify(error, settings) is not None:
+        alert_failed_run(settings, day_of(args), error, echo=print)
+
+
+COMMANDS = (
+    Command(
+        "run",
+        "the daily job: load, build with gates, enrich, report",
+        _run_command,
+        locks_warehouse=True,
+        arguments=add_as_of,
+        writes_reports=True,
+        live_load=True,
+        on_failure=_alert_failed_morning,
+    ),
+)

@@ -15,12 +15,15 @@ never `dmf build` again. A load the plausibility cap refused names `dmf accept-l
 
 from __future__ import annotations
 
+import argparse
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from dmf_watch.commands.command import Command, add_as_of, day_of
 from dmf_watch.commands.load_dates import live_load_problem, load_dates, withdraw_command
+from dmf_watch.commands.upgrade import layout_problem
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import DmfError
@@ -477,3 +480,39 @@ def open_alerts(settings: Settings) -> str:
         detail = f": {entry['detail']}" if entry.get("detail") else ""
         lines.append(f"  {what} failing since {entry['since']} (last {entry['last_date']}){detail}")
     return "\n".join(lines)
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    add_as_of(parser)
+    parser.add_argument("--days", type=int, default=7, help="how many days back from --as-of (default 7)")
+
+
+def _status(args: argparse.Namespace, settings: Settings) -> int:
+    if args.days < 1:
+        raise DmfError("--days must be at least 1.")
+    alerts = open_alerts(settings)  # from the state folder: shown even when the warehouse is not
+    try:
+        statuses = day_statuses(settings, args.days, day_of(args))
+    except (DmfError, *warehouse.Error) as error:
+        upgrade = layout_problem(settings) if not isinstance(error, DmfError) else None
+        if alerts:
+            print(alerts)
+        if upgrade:  # the days cannot be read from marts of an earlier release: say why, once
+            raise DmfError(upgrade) from None
+        raise
+    print(format_table(statuses, last_build_failure(settings)) + (f"\n\n{alerts}" if alerts else ""))
+    upgrade = layout_problem(settings)  # read-only: what the next run does first, in one line
+    if upgrade:
+        print(f"Upgrade: {upgrade[0].upper()}{upgrade[1:]}")
+    return 0
+
+
+COMMANDS = (
+    Command(
+        "status",
+        "the last days at a glance, and what to run next",
+        _status,
+        locks_warehouse=False,  # read-only, and must answer while a morning holds the lock
+        arguments=_arguments,
+    ),
+)

@@ -181,7 +181,11 @@ def main() -> None:
     sys.path.insert(0, str(project))  # the loader of the project measured, not of this checkout
     for name in [m for m in sys.modules if m.split(".")[0] in PROJECT_PACKAGES]:
         del sys.modules[name]
-    build_module = importlib.import_module("dmf_watch.commands.build")
+    # the dbt runner's home (older checkouts kept it with the command)
+    runner = (
+        "dmf_watch.transform.build" if (project / "dmf_watch" / "transform").is_dir() else "dmf_watch.commands.build"
+    )
+    build_module = importlib.import_module(runner)
     # the morning build, as `dmf run` does it (data tests on the new loads; older checkouts lack it)
     morning = {"new_loads_only": True} if "new_loads_only" in inspect.signature(build_module.build).parameters else {}
     build = functools.partial(build_module.build, **morning)

@@ -25,11 +25,11 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dmf_watch.commands.build import build
 from dmf_watch.core.config import load_settings
 from dmf_watch.pipelines.mfds.load import load_day
 from dmf_watch.simulator.registry import DEFAULT_SEED, SyntheticRegistry
 from dmf_watch.simulator.server import SimulatorServer
+from dmf_watch.transform.build import build
 
 KEY = "bench-key"
 WATCH_NODES = (

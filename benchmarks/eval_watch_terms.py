@@ -23,9 +23,9 @@ import re
 import tempfile
 from pathlib import Path
 
-from dmf_watch.commands.build import invoke_dbt
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import load_settings
+from dmf_watch.transform.build import invoke_dbt
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -32,13 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import duckdb
 
 from dmf_watch.commands.backfill import backfill
-from dmf_watch.commands.build import build
 from dmf_watch.commands.run import run_day
 from dmf_watch.core.config import Settings, load_settings
 from dmf_watch.simulator.evolution import IdentityCases
 from dmf_watch.simulator.registry import SyntheticRegistry
 from dmf_watch.simulator.replay import ReplaySource, write_replay
 from dmf_watch.simulator.server import SimulatorServer
+from dmf_watch.transform.build import build
 
 KEY = "soak-key"
 START = date(2026, 10, 1)

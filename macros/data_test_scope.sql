@@ -3,7 +3,7 @@
     build, backfill, a person's decision, a full refresh, CI) tests everything.
 
     `dmf run` passes the loads it is building for the first time in the environment variable
-    DMF_TESTED_LOADS, a JSON list (dmf_watch/commands/build.py): the loads stored since the last build that
+    DMF_TESTED_LOADS, a JSON list (dmf_watch/transform/build.py): the loads stored since the last build that
     succeeded. It is read only when tests run, never while dbt parses, so that partial parsing
     still holds. A table opts in with
     `meta: {tests_scoped_to_new_loads: true}` (it must have a load_id column); a test's own

@@ -104,7 +104,7 @@
     {%- do run_query(gate_rejections_table()) -%}
     {%- set earliest -%}
         {#- Only the earliest fired load: a later load of the same build was compared with it,
-            and must be judged again against the last accepted load (dmf_watch/commands/build.py builds
+            and must be judged again against the last accepted load (dmf_watch/transform/build.py builds
             again until no gate fires), exactly as if the days had been built one by one. -#}
         select load_id
         from {{ signals }}

@@ -15,13 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-# The packages come from the editable install (README: `pip install -e '.[test]'`), never from
-# sys.path edits: a test imports exactly what a user's `dmf` imports.
-from dmf_watch.commands import build as build_module
 from dmf_watch.core.config import Settings, load_settings
 from dmf_watch.pipelines.mfds.settings import RetryPolicy
 from dmf_watch.simulator.faults import Faults
 from dmf_watch.simulator.server import SimulatorServer
+
+# The packages come from the editable install (README: `pip install -e '.[test]'`), never from
+# sys.path edits: a test imports exactly what a user's `dmf` imports.
+from dmf_watch.transform import build as build_module
 from support import replays
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
 from support.replays import Replays

@@ -14,7 +14,7 @@ re-sequence the days after it, so it is refused unless the person passes
 their counts before → after (dmf_watch.commands.decisions computes them, as for accept-load).
 
 One build judges every imported day: the gates judge every load of the sequence, and the
-gate hook records one rejection per build (the earliest) while dmf_watch.commands.build builds again
+gate hook records one rejection per build (the earliest) while dmf_watch.transform.build builds again
 until no gate fires, so each day is compared with the loads really accepted before it, as
 day-by-day runs would (tests/load/test_backfill.py proves the events equal).
 """
@@ -28,7 +28,6 @@ from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
-from dmf_watch.commands.build import build
 from dmf_watch.commands.command import Command
 from dmf_watch.commands.decisions import changed_days, published_counts
 from dmf_watch.core import warehouse
@@ -40,6 +39,7 @@ from dmf_watch.pipelines.mfds.dumps import DECISIONS_FILE, Dump, DumpError, find
 from dmf_watch.pipelines.mfds.helpers import FetchResult
 from dmf_watch.pipelines.mfds.load import new_load_id, ready_pipeline, write_load
 from dmf_watch.pipelines.mfds.row_versions import stored_versions
+from dmf_watch.transform.build import build
 
 Echo = Callable[[str], None]
 INSERT_FLAG = "--insert-before-published"

@@ -188,8 +188,8 @@ def warehouse_problem(settings: Settings, error: BaseException | None = None) ->
 def restore(settings: Settings, copy_path: Path | None = None, *, echo: Echo = print) -> int:
     """Rebuild the warehouse from a copy (default: the newest): the current file is moved aside,
     a new one gets the copied tables, then every model is rebuilt (`dmf build --full-refresh`)."""
-    from dmf_watch.commands.build import build
     from dmf_watch.pipelines.mfds.row_versions import create_items_view
+    from dmf_watch.transform.build import build
 
     if settings.warehouse != "duckdb":
         raise DmfError(f"dmf restore rebuilds a DuckDB file; {SERVER_BACKUPS}.")

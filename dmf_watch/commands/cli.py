@@ -22,12 +22,12 @@ from collections.abc import Iterable
 from dmf_watch.commands.backup import warehouse_problem
 from dmf_watch.commands.command import Command, command_line, scrub
 from dmf_watch.commands.load_dates import check_live_load
-from dmf_watch.commands.lock import warehouse_lock
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, check_as_of, check_directory, check_paths, load_settings, today_in_seoul
 from dmf_watch.core.errors import ConfigError, DmfError
 from dmf_watch.core.faults import classify
 from dmf_watch.core.interrupts import RunInterrupted, interruptible
+from dmf_watch.core.lock import warehouse_lock
 from dmf_watch.core.url_policy import base_url_problem
 
 log = logging.getLogger("dmf")
@@ -47,7 +47,7 @@ COMMAND_MODULES = {
     "backfill": "dmf_watch.commands.backfill",
     "export-loads": "dmf_watch.commands.export_loads",
     "restore": "dmf_watch.commands.backup",
-    "seeds": "dmf_watch.commands.seed_check",
+    "seeds": "dmf_watch.commands.seeds",
     "history": "dmf_watch.commands.history",
     "status": "dmf_watch.commands.status",
     "explain-anomaly": "dmf_watch.commands.enrich",

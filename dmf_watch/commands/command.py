@@ -29,7 +29,7 @@ class Command:
     name: str
     help: str
     run: Run
-    # One command at a time per warehouse, through dmf_watch.commands.lock: every command that writes the
+    # One command at a time per warehouse, through dmf_watch.core.lock: every command that writes the
     # warehouse, or reads it while another may be writing (a report). No default, so that
     # each declaration says it.
     locks_warehouse: bool

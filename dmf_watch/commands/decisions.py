@@ -24,15 +24,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from dmf_watch.commands.build import build
 from dmf_watch.commands.command import Command, add_as_of
-from dmf_watch.commands.lock import check_lock_held
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, today_in_seoul
 from dmf_watch.core.errors import ConfigError, DmfError
+from dmf_watch.core.lock import check_lock_held
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.pipelines.mfds.helpers import IMPLAUSIBLE_MARKER
 from dmf_watch.pipelines.mfds.settings import LIST_SIZE_DECISIONS_TABLE, RetryPolicy
+from dmf_watch.transform.build import build
 
 DECISIONS_TABLE = "load_decisions"
 EVENT_TYPES = ("NEW", "CHANGED", "WITHDRAWN")

@@ -15,9 +15,9 @@ from datetime import date, timedelta
 
 from dmf_watch.commands.command import Command, as_of_date
 from dmf_watch.commands.ground_truth import compare_days, table
-from dmf_watch.commands.lock import lock_path
 from dmf_watch.commands.run import run_day
 from dmf_watch.core.config import Settings, today_in_seoul
+from dmf_watch.core.lock import lock_path
 from dmf_watch.pipelines.mfds.row_versions import raw_summary
 from dmf_watch.simulator.registry import DEFAULT_SEED, SyntheticRegistry
 from dmf_watch.simulator.server import DEFAULT_SERVICE_KEY, SimulatorServer

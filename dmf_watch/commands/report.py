@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from dmf_watch.commands.build import unpublishable_reason
 from dmf_watch.commands.command import Command, add_as_of, day_of
 from dmf_watch.commands.upgrade import layout_problem
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
 from dmf_watch.reports.daily_report import render_daily
 from dmf_watch.reports.weekly_report import render_weekly
+from dmf_watch.transform.build import unpublishable_reason
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,15 +17,15 @@ from datetime import date
 from pathlib import Path
 
 from dmf_watch.commands.backup import back_up_after_run
-from dmf_watch.commands.build import build
 from dmf_watch.commands.command import Command, add_as_of, command_line, day_of, scrub
-from dmf_watch.commands.lock import WarehouseBusy, check_lock_held
 from dmf_watch.commands.upgrade import upgrade_warehouse
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
 from dmf_watch.core.faults import classify
 from dmf_watch.core.interrupts import RunInterrupted, deferred_interruptions
+from dmf_watch.core.lock import WarehouseBusy, check_lock_held
+from dmf_watch.transform.build import build
 
 log = logging.getLogger(__name__)
 

@@ -159,7 +159,7 @@ def upgrade_warehouse(settings: Settings) -> str | None:
         return None
     done = []
     if layout.stale:
-        from dmf_watch.commands.build import build
+        from dmf_watch.transform.build import build
 
         raw_line = _upgrade_raw(settings)  # the rebuild reads the raw layer as this release lays it out
         if raw_line:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from dmf_watch.commands.build import build
 from dmf_watch.core.errors import DmfError
 from dmf_watch.core.warehouse import LOADER_TABLES
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, query, run_days
 from support.worlds import REAL_TAILS

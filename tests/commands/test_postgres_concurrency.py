@@ -14,10 +14,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from dmf_watch.commands.build import build
 from dmf_watch.core import warehouse
 from dmf_watch.pipelines.mfds.load import load_day
 from dmf_watch.simulator.server import SimulatorServer
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY, small_registry
 from support.postgres import drop_schemas, on_postgres
 from support.scenarios import DaysSource, dmf_process_env, run_days, settings_in

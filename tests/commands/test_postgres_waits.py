@@ -299,8 +299,8 @@ def test_dbt_sessions_get_the_lock_timeout_after_the_users_pgoptions(monkeypatch
     """dbt's sessions on PostgreSQL start with lock_timeout appended to the user's PGOPTIONS, and the connect timeout; none on DuckDB."""
     import dataclasses
 
-    from dmf_watch.commands.build import _postgres_session
     from dmf_watch.core.errors import ConfigError
+    from dmf_watch.transform.build import _postgres_session
 
     settings = dataclasses.replace(settings_in(tmp_path), warehouse="postgres", pg_lock_timeout_s=2.5)
     monkeypatch.setenv("PGOPTIONS", "-c statement_timeout=0")

@@ -23,12 +23,12 @@ from openpyxl import load_workbook
 from dmf_watch.commands import cli as cli_module
 from dmf_watch.commands import decisions as decisions_module
 from dmf_watch.commands import status as status_module
-from dmf_watch.commands.build import build, loads_since_last_good_build
 from dmf_watch.commands.cli import main
 from dmf_watch.commands.status import day_statuses
 from dmf_watch.core import config
 from dmf_watch.core.config import Settings, load_settings
 from dmf_watch.simulator.server import SimulatorServer
+from dmf_watch.transform.build import build, loads_since_last_good_build
 from fake_agy.support import FAKE_AGY
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import point_dmf_at, run_days

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from dmf_watch.commands.lock import lock_path
 from dmf_watch.core.config import load_settings
+from dmf_watch.core.lock import lock_path
 from support.mfds import SERVICE_KEY, START_DATE, small_registry
 from support.scenarios import dmf_process_env, query
 

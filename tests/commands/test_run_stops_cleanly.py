@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from dmf_watch.commands.lock import lock_path
 from dmf_watch.core.config import load_settings
+from dmf_watch.core.lock import lock_path
 from fake_agy.support import FAKE_AGY
 from support.loopback import WebhookReceiver
 from support.mfds import START_DATE

@@ -15,13 +15,13 @@ import dlt
 import duckdb
 import pytest
 
-from dmf_watch.commands.build import build
 from dmf_watch.core.errors import DmfError
 from dmf_watch.pipelines.mfds import row_versions, run_row, run_row_resource
 from dmf_watch.pipelines.mfds.helpers import fetch_registry
 from dmf_watch.pipelines.mfds.load import load_day, mfds_pipeline, new_load_id
 from dmf_watch.pipelines.mfds.settings import COLUMN_NAMES, ITEM_SCHEMA, RAW_SCHEMA_CONTRACT, SOURCE_FIELDS
 from dmf_watch.simulator.replay import ReplaySource
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY, START_DATE, pointed_at, small_registry
 from support.scenarios import query
 

@@ -10,13 +10,13 @@ import duckdb
 import pytest
 
 import dmf_watch.pipelines.mfds as mfds
-from dmf_watch.commands.build import build
 from dmf_watch.pipelines.mfds import helpers
 from dmf_watch.pipelines.mfds.helpers import parse_page
 from dmf_watch.pipelines.mfds.item_schema import KeyAudit
 from dmf_watch.pipelines.mfds.load import load_day, mfds_pipeline
 from dmf_watch.pipelines.mfds.settings import ITEM_SCHEMA, SOURCE_FIELDS
 from dmf_watch.simulator.server import StaticSource, camel_case
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY, START_DATE, pointed_at
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier

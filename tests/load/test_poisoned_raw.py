@@ -10,11 +10,11 @@ from datetime import date, timedelta
 import duckdb
 import pytest
 
-from dmf_watch.commands.build import build
 from dmf_watch.commands.ground_truth import compare_day
 from dmf_watch.pipelines.mfds.load import load_day
 from dmf_watch.simulator.registry import SyntheticRegistry
 from dmf_watch.simulator.server import SimulatorServer
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY
 from support.scenarios import query, run_days
 

@@ -16,7 +16,7 @@ import duckdb
 import pytest
 import yaml
 
-from dmf_watch.commands.build import SEED_ONLY_MODELS, build, invoke_dbt
+from dmf_watch.transform.build import SEED_ONLY_MODELS, build, invoke_dbt
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, run_days
 from support.worlds import REAL_TAILS
@@ -395,7 +395,7 @@ def _last_dbt_invocation_log(settings) -> str:
 
 
 def test_the_morning_build_logs_each_result_and_failure_but_not_each_statement(replayed, tmp_path):
-    """dmf run's build writes dbt's log file at info level (dmf_watch/commands/build.py _build): an operator still
+    """dmf run's build writes dbt's log file at info level (dmf_watch/transform/build.py _build): an operator still
     reads there what ran, how long it took and which test failed with its message; the SQL each
     statement ran is left to the target dir, and any other build logs it as dbt does (debug)."""
     settings = _editable_copy(replayed, tmp_path)

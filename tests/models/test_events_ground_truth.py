@@ -9,12 +9,12 @@ from datetime import date, timedelta
 
 import pytest
 
-from dmf_watch.commands.build import build
 from dmf_watch.commands.ground_truth import compare_days, table
 from dmf_watch.commands.run import run_day
 from dmf_watch.core.config import load_settings
 from dmf_watch.simulator.registry import SyntheticRegistry
 from dmf_watch.simulator.server import SimulatorServer
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY
 from support.scenarios import DaysSource, query, run_days
 

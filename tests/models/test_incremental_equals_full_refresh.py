@@ -24,11 +24,11 @@ import duckdb
 import pytest
 
 from dmf_watch.commands.backfill import backfill
-from dmf_watch.commands.build import build
 from dmf_watch.core.config import Settings, load_settings
 from dmf_watch.simulator.evolution import IdentityCases
 from dmf_watch.simulator.registry import SyntheticRegistry
 from dmf_watch.simulator.replay import write_replay
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY
 from support.scenarios import DaysSource, query, run_days
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from dmf_watch.commands.build import build
 from dmf_watch.commands.cli import main
 from dmf_watch.commands.status import day_statuses
 from dmf_watch.pipelines.mfds.load import load_day
 from dmf_watch.simulator.registry import SyntheticRegistry
 from dmf_watch.simulator.server import SimulatorServer
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY
 from support.scenarios import point_dmf_at, query, run_days, settings_in
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dmf_watch.commands.seed_check import check_seeds
 from dmf_watch.core.config import PROJECT_DIR
+from dmf_watch.transform.seed_check import check_seeds
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dmf_watch.commands.seed_check import check_seed, seed_references, seed_rules
 from dmf_watch.core.config import PROJECT_DIR
+from dmf_watch.transform.seed_check import check_seed, seed_references, seed_rules
 
 pytestmark = pytest.mark.e2e  # one dbt build: the slow tier
 

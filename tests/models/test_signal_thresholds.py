@@ -11,8 +11,8 @@ from datetime import date, timedelta
 import openpyxl
 import pytest
 
-from dmf_watch.commands.build import invoke_dbt
 from dmf_watch.reports.daily_report import SIGNALS, render_daily
+from dmf_watch.transform.build import invoke_dbt
 from support.mfds import SERVICE_KEY, small_registry
 from support.report_warehouse import rendered_catalog
 from support.scenarios import query, run_days

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from dmf_watch.commands.build import build
 from dmf_watch.commands.decisions import decide_load
 from dmf_watch.core.config import load_settings
+from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY, small_registry
 from support.scenarios import DaysSource, query, run_days
 

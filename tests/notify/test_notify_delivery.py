@@ -368,7 +368,7 @@ def action_tags(xlsx: bytes) -> list[str]:
 
 
 def test_after_a_rescoring_the_mail_attaches_a_report_with_the_counts_of_its_text(built, tmp_path, monkeypatch, capsys):
-    from dmf_watch.commands.build import build
+    from dmf_watch.transform.build import build
 
     settings, _ = copy_of(built, tmp_path)
     report = settings.reports_dir / f"dmf_daily_{DAY_2:%Y%m%d}.xlsx"

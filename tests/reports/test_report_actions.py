@@ -366,7 +366,7 @@ def queried_marts(monkeypatch, render, settings, day) -> set[str]:
 def exposure_models(built, name: str) -> set[str]:
     """The models the exposure depends on, from the project as dbt parses it (the morning build
     writes no manifest.json)."""
-    from dmf_watch.commands.build import invoke_dbt
+    from dmf_watch.transform.build import invoke_dbt
 
     parsed = invoke_dbt(built, "parse")
     assert parsed.returncode == 0, parsed.output[-2000:]

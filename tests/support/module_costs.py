@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from dmf_watch.commands import build as build_module
+from dmf_watch.transform import build as build_module
 
 OPTION = "--module-costs"
 

@@ -9,7 +9,6 @@ tests with. dbt's own tests still run afterwards and stay the authority.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import re
@@ -18,10 +17,6 @@ from datetime import date
 from pathlib import Path
 
 import yaml
-
-from dmf_watch.commands.command import Command
-from dmf_watch.core.config import Settings
-from dmf_watch.core.errors import DmfError
 
 # What DuckDB and PostgreSQL both read as a boolean (case-insensitive); anything else fails the load.
 BOOLEAN_WORDS = ("true", "false", "t", "f", "yes", "no", "y", "n", "1", "0")
@@ -243,27 +238,3 @@ def seed_error(problems: list[SeedProblem]) -> str:
     """The one line `dmf build` prints: the first problem, and how many more there are."""
     more = f" (and {len(problems) - 1} more; `dmf seeds check` lists them)" if len(problems) > 1 else ""
     return f"{problems[0]}{more}. Fix the file and run the command again."
-
-
-def _seeds(args: argparse.Namespace, settings: Settings) -> int:
-    # The dbt project one stands in (an analyst's checkout), else this installation's.
-    here = Path.cwd()
-    problems = check_seeds(here if (here / "dbt_project.yml").is_file() else settings.project_dir)
-    for problem in problems:
-        print(problem)
-    if problems:
-        raise DmfError(f"{len(problems)} problem(s) in the seeds; fix them and run `dmf seeds check` again.")
-    print("seeds: every file matches seeds/_seeds.yml.")
-    return 0
-
-
-COMMANDS = (
-    Command(
-        "seeds",
-        "check the analysts' seed CSVs (file, line, value, what is allowed)",
-        _seeds,
-        locks_warehouse=False,  # it reads CSV files, never the warehouse
-        arguments=lambda parser: parser.add_argument("action", choices=["check"]),
-        checks_damage=False,
-    ),
-)

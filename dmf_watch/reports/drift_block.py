@@ -1,9 +1,9 @@
 """The rejected-day banner's part for an API schema drift: which fields went missing, which keys
 appeared, and the AI diagnosis marked as AI (or the badge that says why there is none).
 
-Kept apart from `dmf_watch.reports.daily_report` because it reads one more record (the load's
-`schema_drift` JSON) and the drift enrichment run; every value is API or AI text, so all of it
-goes through `merged_text` (plain strings, formula leads escaped).
+Kept apart from the rest of that banner (`dmf_watch.reports.sheets.load_status`) because it
+reads one more record (the load's `schema_drift` JSON) and the drift enrichment run; every value
+is API or AI text, so all of it goes through `merged_text` (plain strings, formula leads escaped).
 """
 
 from __future__ import annotations

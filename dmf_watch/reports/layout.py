@@ -313,6 +313,8 @@ def load_reason_ko(reason: str | None, rejected_gates: str | None) -> str | None
 
 VERDICT_LABEL = {"accepted": "반영", "rejected": "거부"}
 YES_NO = {True: "예", False: "아니오"}
+#: The AI comment column of the event, change and watchlist sheets (its header marks it as AI).
+AI_COMMENT_HEADER = "AI 코멘트 (AI 생성·참고용)"
 
 
 def label(mapping: Mapping[str, str], code: object) -> str | None:

@@ -18,10 +18,10 @@ from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.reports import queries as q
 from dmf_watch.reports.actions import Action, week_actions
-from dmf_watch.reports.daily_report import EVENT_COLS, _with_labels, action_subject, action_tag, write_operations
 from dmf_watch.reports.layout import (
     NO_WEEKLY_RUN_BADGE,
     SEVERITY_LABEL,
+    YES_NO,
     Col,
     Formats,
     ai_reader_badge,
@@ -37,6 +37,9 @@ from dmf_watch.reports.layout import (
     write_truncation_note,
     write_value,
 )
+from dmf_watch.reports.sheets.action_items import action_subject, action_tag
+from dmf_watch.reports.sheets.events import EVENT_COLS, labelled_events
+from dmf_watch.reports.sheets.operations import write_operations
 
 DASHBOARD = "주간요약"
 APPLICANTS = "신규_신청인"
@@ -100,6 +103,43 @@ def _collect(con: warehouse.Connection, as_of: date) -> dict[str, Any]:
     }
 
 
+APPLICANT_COLS = [
+    Col("순위", "applicant_rank", "int", 6),
+    Col("신청인", "applicant", "text", 30),
+    Col("신규 건수", "new_count", "int", 10),
+    Col("성분 수", "ingredient_count", "int", 9),
+]
+COUNTRY_COLS = [
+    Col("순위", "country_rank", "int", 6),
+    Col("제조국", "country", "text", 20),
+    Col("신규 건수", "new_count", "int", 10),
+]
+GROUP_COLS = [
+    Col("순위", "group_rank", "int", 6),
+    Col("등록그룹", "registration_group", "text", 16),
+    Col("전체", "event_count", "int", 8),
+    Col("신규", "new_count", "int", 8),
+    Col("변경", "changed_count", "int", 8),
+    Col("취하", "withdrawn_count", "int", 8),
+]
+#: The daily event columns after the day each event happened on.
+WEEK_EVENT_COLS = [Col("기준일", "as_of_date", "date", 11)] + EVENT_COLS
+WEEK_WATCH_COLS = [Col("기준일", "as_of_date", "date", 11)] + EVENT_COLS[:2] + WATCH_EXTRA_COLS + EVENT_COLS[2:]
+SINGLE_SOURCE_COLS = [
+    Col("중요도", "top_severity", "severity", 11),
+    Col("성분명", "ingredient_name", "text", 28),
+    Col("현재 제조소 수", "manufacturer_count", "int", 10),
+    Col("현재 등록 수", "registration_count", "int", 10),
+    Col("제조소명", "manufacturer", "text", 32),
+    Col("이벤트", "event_count", "int", 8),
+    Col("신규", "new_count", "int", 7),
+    Col("변경", "changed_count", "int", 7),
+    Col("취하", "withdrawn_count", "int", 7),
+    Col("마지막 이벤트일", "last_event_date", "date", 12),
+    Col("관심목록", "watch", "text", 8),
+]
+
+
 def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
     f = Formats(wb)
     sheets = {name: wb.add_worksheet(name) for name in SHEETS}
@@ -108,74 +148,17 @@ def _write(wb: Workbook, as_of: date, data: dict[str, Any]) -> None:
         print_setup(ws)
     one_page(sheets[DASHBOARD])
     _dashboard(sheets[DASHBOARD], f, as_of, data)
-    _ranked(
-        sheets[APPLICANTS],
-        f,
-        "신규 등록 상위 신청인",
-        [
-            Col("순위", "applicant_rank", "int", 6),
-            Col("신청인", "applicant", "text", 30),
-            Col("신규 건수", "new_count", "int", 10),
-            Col("성분 수", "ingredient_count", "int", 9),
-        ],
-        data["applicants"],
-    )
-    _ranked(
-        sheets[COUNTRIES],
-        f,
-        "신규 등록 상위 제조국",
-        [
-            Col("순위", "country_rank", "int", 6),
-            Col("제조국", "country", "text", 20),
-            Col("신규 건수", "new_count", "int", 10),
-        ],
-        data["countries"],
-    )
-    _ranked(
-        sheets[GROUPS],
-        f,
-        "이벤트가 많은 등록그룹 (등록번호의 '일련-알파벳' 구간)",
-        [
-            Col("순위", "group_rank", "int", 6),
-            Col("등록그룹", "registration_group", "text", 16),
-            Col("전체", "event_count", "int", 8),
-            Col("신규", "new_count", "int", 8),
-            Col("변경", "changed_count", "int", 8),
-            Col("취하", "withdrawn_count", "int", 8),
-        ],
-        data["groups"],
-    )
-    week_event_cols = [Col("기준일", "as_of_date", "date", 11)] + EVENT_COLS
-    _ranked(sheets[WITHDRAWALS], f, "이번 주 취하 상세", week_event_cols, _with_labels(data["withdrawn"]))
-    _ranked(
-        sheets[WATCHLIST],
-        f,
-        "이번 주 관심목록 활동",
-        [Col("기준일", "as_of_date", "date", 11)] + EVENT_COLS[:2] + WATCH_EXTRA_COLS + EVENT_COLS[2:],
-        _with_labels(data["watch"]),
-    )
-    single_rows = []
-    for row in data["single_source"]:
-        row = dict(row)
-        row["watch"] = "예" if row.get("on_watchlist") else "아니오"
-        single_rows.append(row)
+    _ranked(sheets[APPLICANTS], f, "신규 등록 상위 신청인", APPLICANT_COLS, data["applicants"])
+    _ranked(sheets[COUNTRIES], f, "신규 등록 상위 제조국", COUNTRY_COLS, data["countries"])
+    _ranked(sheets[GROUPS], f, "이벤트가 많은 등록그룹 (등록번호의 '일련-알파벳' 구간)", GROUP_COLS, data["groups"])
+    _ranked(sheets[WITHDRAWALS], f, "이번 주 취하 상세", WEEK_EVENT_COLS, labelled_events(data["withdrawn"]))
+    _ranked(sheets[WATCHLIST], f, "이번 주 관심목록 활동", WEEK_WATCH_COLS, labelled_events(data["watch"]))
+    single_rows = [dict(row, watch=YES_NO[bool(row.get("on_watchlist"))]) for row in data["single_source"]]
     _ranked(
         sheets[SINGLE_SOURCE],
         f,
         "제조소가 하나뿐인 성분 중 이번 주 변동이 있는 성분 (대체 공급처 없음)",
-        [
-            Col("중요도", "top_severity", "severity", 11),
-            Col("성분명", "ingredient_name", "text", 28),
-            Col("현재 제조소 수", "manufacturer_count", "int", 10),
-            Col("현재 등록 수", "registration_count", "int", 10),
-            Col("제조소명", "manufacturer", "text", 32),
-            Col("이벤트", "event_count", "int", 8),
-            Col("신규", "new_count", "int", 7),
-            Col("변경", "changed_count", "int", 7),
-            Col("취하", "withdrawn_count", "int", 7),
-            Col("마지막 이벤트일", "last_event_date", "date", 12),
-            Col("관심목록", "watch", "text", 8),
-        ],
+        SINGLE_SOURCE_COLS,
         single_rows,
         note="제조소 수는 현재 등록 현황(마지막 반영 적재) 기준입니다.",
     )

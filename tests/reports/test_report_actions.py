@@ -20,6 +20,7 @@ import pytest
 
 from dmf_watch.reports import daily_report as daily
 from dmf_watch.reports.daily_report import render_daily
+from dmf_watch.reports.sheets import action_items
 from dmf_watch.reports.weekly_report import render_weekly
 from support.model_sql import seed_rows
 from support.real_days import (
@@ -184,7 +185,7 @@ def test_every_internal_link_of_the_report_resolves(warehouse):
 
 
 def test_a_long_action_list_shows_the_first_lines_and_says_how_many_more(warehouse, monkeypatch):
-    monkeypatch.setattr(daily, "DASHBOARD_ACTIONS", 2)
+    monkeypatch.setattr(action_items, "DASHBOARD_ACTIONS", 2)
     wb = openpyxl.load_workbook(render_daily(warehouse, DAY_2))
     ws = wb[daily.DASHBOARD]
     total = query(

@@ -15,6 +15,7 @@ from dmf_watch.reports import daily_report as daily
 from dmf_watch.reports import weekly_report as weekly
 from dmf_watch.reports.daily_report import render_daily
 from dmf_watch.reports.layout import SEVERITY_COLOURS, text_lines
+from dmf_watch.reports.sheets.signals import SIGNAL_COLS
 from dmf_watch.reports.weekly_report import render_weekly
 from support.report_warehouse import build_warehouse
 from support.xlsx import latin_words, registry_words, resolve
@@ -98,7 +99,7 @@ def test_wrapped_text_gets_rows_tall_enough_to_show_it(reports):
     ws = reports["rich"][daily.SIGNALS]
     header = [c.value for c in ws[4]]
     col = header.index("설명과 확인할 것")
-    width = daily.SIGNAL_COLS[col].width
+    width = SIGNAL_COLS[col].width
     checked = 0
     for row in ws.iter_rows(min_row=5):
         text = row[col].value

@@ -13,20 +13,20 @@ from typing import Any
 from dmf_watch.core.config import Settings
 from dmf_watch.core.warehouse import rows
 from dmf_watch.enrich import enrichment_store as store
-from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
+from dmf_watch.enrich.ai_config import AiConfig
 from dmf_watch.enrich.daily_briefing import read_day
-from dmf_watch.enrich.parse import parse_anomaly
+from dmf_watch.enrich.parse import AnomalyAnswer, parse_anomaly
 from dmf_watch.enrich.payload import build_daily_payload
-from dmf_watch.enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
+from dmf_watch.enrich.render import json_block, load_schema, render, schema_text
 from dmf_watch.enrich.runner import (
+    Ask,
     EnrichOutcome,
-    Tools,
-    base_run,
-    finish_after_failed_call,
+    Kept,
+    ask_agy,
     finish_without_call,
-    new_run_id,
+    item_row,
+    never_raises,
     read_marts,
-    write_run,
 )
 
 KIND = "anomaly"
@@ -45,23 +45,13 @@ HISTORY_COLUMNS = (
 
 
 def explain_anomaly(settings: Settings, as_of: date) -> EnrichOutcome:
-    cfg: AiConfig | None = None
-    try:
-        cfg = load_ai_config(settings)
-        return _explain(settings, as_of, cfg.for_purpose(cfg.anomaly_model, cfg.effort))
-    except Exception as exc:
-        return EnrichOutcome(
-            None,
-            as_of,
-            KIND,
-            "FAILED",
-            "internal_error",
-            detail=f"unexpected error in explain_anomaly: {type(exc).__name__}",
-        )
+    return never_raises(
+        settings, as_of, KIND, lambda cfg: _explain(settings, as_of, cfg.for_purpose(cfg.anomaly_model, cfg.effort))
+    )
 
 
 def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
-    def read(con) -> tuple[Any, list[dict[str, Any]], Any]:
+    def read(con) -> tuple[Any, list[dict[str, Any]]]:
         history = rows(
             con,
             f"""
@@ -69,12 +59,12 @@ def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
             where as_of_date between ? and ? order by as_of_date""",
             [as_of - timedelta(days=13), as_of],
         )
-        return read_day(con, as_of), history, store.latest_run(con, as_of, KIND)
+        return read_day(con, as_of), history
 
     found, stopped = read_marts(settings, as_of, KIND, cfg, read)
     if stopped is not None:
         return stopped
-    facts, history, latest = found
+    facts, history = found
     if not cfg.enabled:
         return finish_without_call(settings, as_of, KIND, "disabled", cfg, "the AI layer is switched off.")
     if not facts.fired:
@@ -94,26 +84,29 @@ def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
             "SCHEMA_JSON": schema_text(schema),
         },
     )
-    if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
-        return EnrichOutcome(
-            latest["run_id"], as_of, KIND, "OK", reused=True, detail="same signals as an earlier successful run"
-        )
-    run_id = new_run_id(as_of, KIND)
-    tools = Tools(settings, cfg, run_id)
-    result = tools.client.call("anomaly_explanation", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
-    if not result.ok:
-        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
-    answer = parse_anomaly(result.obj, payload.known_signal_ids)
-    now = store.utc_now()
+    ask = Ask(
+        KIND,
+        "anomaly_explanation",
+        prompt,
+        SCHEMA,
+        schema,
+        parse=lambda obj: parse_anomaly(obj, payload.known_signal_ids),
+        keep=lambda answer, run_id: _kept(as_of, answer, run_id),
+        reused="same signals as an earlier successful run",
+    )
+    return ask_agy(settings, as_of, cfg, ask)
+
+
+def _kept(as_of: date, answer: AnomalyAnswer, run_id: str) -> Kept:
     items = [
-        {
-            "run_id": run_id,
-            "as_of_date": as_of,
-            "kind": "anomaly_hypothesis",
-            "item_key": a.signal_id,
-            "importance": a.verdict,
-            "content": a.hypothesis,
-            "detail_json": store.dumps(
+        item_row(
+            run_id,
+            as_of,
+            "anomaly_hypothesis",
+            a.signal_id,
+            a.hypothesis,
+            importance=a.verdict,
+            detail_json=store.dumps(
                 {
                     "verdict": a.verdict,
                     "suggested_action": a.suggested_action,
@@ -121,40 +114,9 @@ def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
                     "confidence": a.confidence,
                 }
             ),
-            "applied": 0,
-            "created_at": now,
-        }
+        )
         for a in answer.anomalies
     ]
-    note = answer.dropped.note()
-    run = base_run(
-        run_id,
-        as_of,
-        KIND,
-        "OK",
-        None,
-        cfg,
-        note,
-        prompt_sha256=prompt.identity_sha256,
-        agy_call_count=result.attempts,
-        total_tokens=result.tokens,
-        cache_hit=result.cache_hit,
-        overall_assessment=answer.overall_assessment,
-        dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None,
-    )
-    problem = write_run(settings, run, items, tools.call_rows(run_id, as_of, note))
-    if problem:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "storage_error", detail=problem)
-    return EnrichOutcome(
-        run_id,
-        as_of,
-        KIND,
-        "OK",
-        detail=note,
-        agy_calls=result.attempts,
-        tokens=result.tokens,
-        cache_hit=result.cache_hit,
-        anomaly_notes=len(answer.anomalies),
-        dropped=answer.dropped.as_dict(),
-        prompt_chars=len(prompt.text),
+    return Kept(
+        items, {"overall_assessment": answer.overall_assessment}, counts={"anomaly_notes": len(answer.anomalies)}
     )

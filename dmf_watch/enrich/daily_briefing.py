@@ -11,7 +11,6 @@ the result cache), or when the breaker or a budget says no. Every outcome is a r
 
 from __future__ import annotations
 
-import traceback
 from datetime import date
 from typing import Any
 
@@ -19,21 +18,19 @@ from dmf_watch.core.config import Settings
 from dmf_watch.core.warehouse import Connection, rows
 from dmf_watch.enrich import enrichment_store as store
 from dmf_watch.enrich import proposals as proposal_queue
-from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
+from dmf_watch.enrich.ai_config import AiConfig
 from dmf_watch.enrich.parse import DailyAnswer, parse_daily
 from dmf_watch.enrich.payload import DailyPayload, build_daily_payload, omitted_sentence
-from dmf_watch.enrich.render import SCHEMAS_DIR, RenderedPrompt, json_block, load_schema, render, schema_text
+from dmf_watch.enrich.render import RenderedPrompt, json_block, load_schema, render, schema_text
 from dmf_watch.enrich.runner import (
+    Ask,
     EnrichOutcome,
-    Tools,
-    base_run,
-    finish_after_failed_call,
+    Kept,
+    ask_agy,
     finish_without_call,
-    new_run_id,
-    open_warehouse,
+    item_row,
+    never_raises,
     read_marts,
-    status_for,
-    write_run,
 )
 
 KIND = "daily"
@@ -143,28 +140,7 @@ def build_prompt(as_of: date, facts: DayFacts, schema: dict, cfg: AiConfig) -> t
 
 def enrich_day(settings: Settings, as_of: date) -> EnrichOutcome:
     """Brief one day. Never raises: every failure is an `EnrichOutcome` with a skip_reason."""
-    cfg: AiConfig | None = None
-    try:
-        cfg = load_ai_config(settings)
-        return _enrich_day(settings, as_of, cfg)
-    except Exception as exc:  # the last net: the pipeline must go on to the report
-        detail = f"unexpected error in enrich_day: {type(exc).__name__}"
-        outcome = EnrichOutcome(None, as_of, KIND, "FAILED", "internal_error", detail=detail)
-        try:
-            outcome = finish_without_call(settings, as_of, KIND, "internal_error", cfg, detail)
-        except Exception:
-            pass
-        _log_traceback(settings, as_of)
-        return outcome
-
-
-def _log_traceback(settings: Settings, as_of: date) -> None:
-    try:
-        path = settings.state_dir / "agy_runs" / f"{as_of:%Y%m%d}-internal_error.log"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(traceback.format_exc(), encoding="utf-8")
-    except OSError:
-        pass
+    return never_raises(settings, as_of, KIND, lambda cfg: _enrich_day(settings, as_of, cfg))
 
 
 def _enrich_day(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
@@ -191,162 +167,75 @@ def _enrich_day(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome
         return finish_without_call(
             settings, as_of, KIND, "diff_empty", cfg, "no events and no fired signal today; agy not called."
         )
-
     schema = load_schema(SCHEMA)
     prompt, payload = build_prompt(as_of, facts, schema, cfg)
+    ask = Ask(
+        KIND,
+        "daily_briefing",
+        prompt,
+        SCHEMA,
+        schema,
+        parse=lambda obj: parse_daily(obj, payload.key_map, payload.known_signal_ids, payload.offered),
+        keep=lambda answer, run_id: _kept(settings, as_of, cfg, prompt, answer, run_id),
+        reused="same data as an earlier successful run",
+    )
+    return ask_agy(settings, as_of, cfg, ask)
 
-    latest = _latest(settings, as_of)
-    if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
-        return EnrichOutcome(
-            latest["run_id"],
-            as_of,
-            KIND,
-            "OK",
-            headline=latest["headline"],
-            reused=True,
-            detail="same data as an earlier successful run",
-            prompt_chars=len(prompt.text),
-        )
 
-    run_id = new_run_id(as_of, KIND)
-    tools = Tools(settings, cfg, run_id)
-    result = tools.client.call("daily_briefing", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
-    if not result.ok:
-        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
-
-    answer = parse_daily(result.obj, payload.key_map, payload.known_signal_ids, payload.offered)
-    if not answer.ok:
-        return finish_without_call(
-            settings,
-            as_of,
-            KIND,
-            "parse_failed",
-            cfg,
-            f"the answer was discarded: {answer.failure_reason}.",
-            prompt.identity_sha256,
-            result,
-            tools,
+def _kept(
+    settings: Settings, as_of: date, cfg: AiConfig, prompt: RenderedPrompt, answer: DailyAnswer, run_id: str
+) -> Kept:
+    items = [
+        item_row(
             run_id,
-        )
-    return _store_answer(settings, as_of, cfg, run_id, prompt, result, answer, tools)
-
-
-def _latest(settings: Settings, as_of: date) -> dict[str, Any] | None:
-    opened, _ = open_warehouse(settings)
-    if opened is None:
-        return None
-    with opened as con:
-        store.ensure_schema(con)
-        return store.latest_run(con, as_of, KIND)
-
-
-def _store_answer(
-    settings: Settings,
-    as_of: date,
-    cfg: AiConfig,
-    run_id: str,
-    prompt: RenderedPrompt,
-    result,
-    answer: DailyAnswer,
-    tools: Tools,
-) -> EnrichOutcome:
-    now = store.utc_now()
-    items: list[dict[str, Any]] = []
-    for c in answer.comments:
-        items.append(
-            {
-                "run_id": run_id,
-                "as_of_date": as_of,
-                "kind": "event_comment",
-                "item_key": c.dmf_key,
-                "importance": c.importance,
-                "content": c.comment,
-                "detail_json": store.dumps({"importance_changed_reason": c.importance_changed_reason})
-                if c.importance_changed_reason
-                else None,
-                "applied": 0,
-                "created_at": now,
-            }
-        )
-    for a in answer.anomalies:
-        items.append(
-            {
-                "run_id": run_id,
-                "as_of_date": as_of,
-                "kind": "anomaly_hypothesis",
-                "item_key": a.signal_id,
-                "importance": a.verdict,
-                "content": a.hypothesis,
-                "detail_json": store.dumps(
-                    {"verdict": a.verdict, "suggested_action": a.suggested_action, "confidence": a.confidence}
-                ),
-                "applied": 0,
-                "created_at": now,
-            }
-        )
-    for p in answer.aliases:
-        items.append(
-            {
-                "run_id": run_id,
-                "as_of_date": as_of,
-                "kind": "ingredient_alias",
-                "item_key": p.watch_term,
-                "importance": None,
-                "content": p.candidate_ingredient_name,
-                "detail_json": store.dumps(
-                    {"base_form": p.base_form, "salt_form": p.salt_form, "confidence": p.confidence, "reason": p.reason}
-                ),
-                "applied": 0,
-                "created_at": now,
-            }
-        )
-    proposal_rows = proposal_queue.new_alias_rows(
-        settings, as_of, run_id, cfg.model, prompt.identity_sha256, answer.aliases
-    )
-    dropped_note = answer.dropped.note()
-    run = base_run(
-        run_id,
-        as_of,
-        KIND,
-        "OK",
-        None,
-        cfg,
-        dropped_note,
-        headline=answer.headline,
-        summary_md=answer.summary_md,
-        risk_note=answer.risk_note,
-        prompt_sha256=prompt.identity_sha256,
-        agy_call_count=result.attempts,
-        total_tokens=result.tokens,
-        cache_hit=result.cache_hit,
-        dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None,
-    )
-    problem = write_run(settings, run, items, tools.call_rows(run_id, as_of, dropped_note), proposal_rows)
-    if problem:
-        return EnrichOutcome(
-            None,
             as_of,
-            KIND,
-            status_for("storage_error"),
-            "storage_error",
-            detail=problem,
-            agy_calls=result.attempts,
-            tokens=result.tokens,
+            "event_comment",
+            c.dmf_key,
+            c.comment,
+            importance=c.importance,
+            detail_json=store.dumps({"importance_changed_reason": c.importance_changed_reason})
+            if c.importance_changed_reason
+            else None,
         )
-    proposal_queue.write_alias_file(settings, as_of, run_id, cfg.model, prompt.identity_sha256, proposal_rows)
-    return EnrichOutcome(
-        run_id,
-        as_of,
-        KIND,
-        "OK",
-        headline=answer.headline,
-        detail=dropped_note,
-        agy_calls=result.attempts,
-        tokens=result.tokens,
-        cache_hit=result.cache_hit,
-        comments=len(answer.comments),
-        anomaly_notes=len(answer.anomalies),
-        proposals_queued=len(proposal_rows),
-        dropped=answer.dropped.as_dict(),
-        prompt_chars=len(prompt.text),
+        for c in answer.comments
+    ]
+    items += [
+        item_row(
+            run_id,
+            as_of,
+            "anomaly_hypothesis",
+            a.signal_id,
+            a.hypothesis,
+            importance=a.verdict,
+            detail_json=store.dumps(
+                {"verdict": a.verdict, "suggested_action": a.suggested_action, "confidence": a.confidence}
+            ),
+        )
+        for a in answer.anomalies
+    ]
+    items += [
+        item_row(
+            run_id,
+            as_of,
+            "ingredient_alias",
+            p.watch_term,
+            p.candidate_ingredient_name,
+            detail_json=store.dumps(
+                {"base_form": p.base_form, "salt_form": p.salt_form, "confidence": p.confidence, "reason": p.reason}
+            ),
+        )
+        for p in answer.aliases
+    ]
+    sha = prompt.identity_sha256
+    proposals = proposal_queue.new_alias_rows(settings, as_of, run_id, cfg.model, sha, answer.aliases)
+    return Kept(
+        items,
+        {"headline": answer.headline, "summary_md": answer.summary_md, "risk_note": answer.risk_note},
+        proposals,
+        counts={
+            "comments": len(answer.comments),
+            "anomaly_notes": len(answer.anomalies),
+            "proposals_queued": len(proposals),
+        },
+        after_stored=lambda: proposal_queue.write_alias_file(settings, as_of, run_id, cfg.model, sha, proposals),
     )

@@ -21,18 +21,18 @@ from typing import Any
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import SEOUL, Settings
 from dmf_watch.enrich import enrichment_store as store
-from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
-from dmf_watch.enrich.parse import parse_drift
-from dmf_watch.enrich.render import SCHEMAS_DIR, json_block, load_schema, render, schema_text
+from dmf_watch.enrich.ai_config import AiConfig
+from dmf_watch.enrich.parse import DriftAnswer, parse_drift
+from dmf_watch.enrich.render import json_block, load_schema, render, schema_text
 from dmf_watch.enrich.runner import (
+    Ask,
     EnrichOutcome,
-    Tools,
-    base_run,
-    finish_after_failed_call,
+    Kept,
+    ask_agy,
     finish_without_call,
-    new_run_id,
+    item_row,
+    never_raises,
     open_warehouse,
-    write_run,
 )
 from dmf_watch.enrich.sanitize import for_prompt
 
@@ -53,19 +53,6 @@ def _clean(value: Any, depth: int = 0) -> Any:
     if isinstance(value, str):
         return for_prompt(value, 120)
     return value
-
-
-def _latest(settings: Settings, as_of: date) -> dict[str, Any] | None:
-    """The day's latest drift run (a re-run of the same drift reuses it: no second call)."""
-    opened, _ = open_warehouse(settings)
-    if opened is None:
-        return None
-    try:
-        with opened as con:
-            store.ensure_schema(con)
-            return store.latest_run(con, as_of, KIND)
-    except warehouse.Error:
-        return None
 
 
 def drift_file(settings: Settings, as_of: date) -> Path:
@@ -137,21 +124,14 @@ def diagnose_api_drift(
     last_good: Mapping[str, Any] | None = None,
     drift: Mapping[str, Any] | None = None,
 ) -> EnrichOutcome:
-    cfg: AiConfig | None = None
-    try:
-        cfg = load_ai_config(settings)
-        return _diagnose(
+    return never_raises(
+        settings,
+        as_of,
+        KIND,
+        lambda cfg: _diagnose(
             settings, as_of, cfg.for_purpose(cfg.drift_model, "high"), expected_fields, samples, last_good, drift
-        )
-    except Exception as exc:
-        return EnrichOutcome(
-            None,
-            as_of,
-            KIND,
-            "FAILED",
-            "internal_error",
-            detail=f"unexpected error in diagnose_api_drift: {type(exc).__name__}",
-        )
+        ),
+    )
 
 
 def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) -> EnrichOutcome:
@@ -176,62 +156,50 @@ def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) 
             "SCHEMA_JSON": schema_text(schema),
         },
     )
-    latest = _latest(settings, as_of)
-    if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
-        return EnrichOutcome(
-            latest["run_id"],
-            as_of,
-            KIND,
-            "OK",
-            reused=True,
-            detail="same drift as an earlier successful diagnosis",
-            prompt_chars=len(prompt.text),
-        )
-    run_id = new_run_id(as_of, KIND)
-    tools = Tools(settings, cfg, run_id)
-    result = tools.client.call("api_drift", prompt, schema, SCHEMAS_DIR / SCHEMA, tools.log_dir)
-    if not result.ok:
-        return finish_after_failed_call(settings, as_of, KIND, cfg, prompt.identity_sha256, result, tools, run_id)
-    answer = parse_drift(result.obj, frozenset(fields), json_block(shown_samples))
-    now = store.utc_now()
+    ask = Ask(
+        KIND,
+        "api_drift",
+        prompt,
+        SCHEMA,
+        schema,
+        parse=lambda obj: parse_drift(obj, frozenset(fields), json_block(shown_samples)),
+        keep=lambda answer, run_id: _kept(settings, as_of, cfg, prompt.identity_sha256, answer, run_id),
+        reused="same drift as an earlier successful diagnosis",
+    )
+    return ask_agy(settings, as_of, cfg, ask)
+
+
+def _kept(settings: Settings, as_of: date, cfg: AiConfig, prompt_sha: str, answer: DriftAnswer, run_id: str) -> Kept:
     items = [
-        {
-            "run_id": run_id,
-            "as_of_date": as_of,
-            "kind": "api_field_path",
-            "item_key": c.field,
-            "importance": c.stability,
-            "content": c.json_path,
-            "detail_json": store.dumps({"evidence": c.evidence, "rationale": c.rationale, "confidence": c.confidence}),
-            "applied": 0,
-            "created_at": now,
-        }
+        item_row(
+            run_id,
+            as_of,
+            "api_field_path",
+            c.field,
+            c.json_path,
+            importance=c.stability,
+            detail_json=store.dumps({"evidence": c.evidence, "rationale": c.rationale, "confidence": c.confidence}),
+        )
         for c in answer.candidates
     ]
-    note = answer.dropped.note()
-    run = base_run(
-        run_id,
-        as_of,
-        KIND,
-        "OK",
-        None,
-        cfg,
-        note,
-        summary_md=answer.diagnosis,
-        prompt_sha256=prompt.identity_sha256,
-        agy_call_count=result.attempts,
-        total_tokens=result.tokens,
-        dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None,
+    return Kept(
+        items,
+        {"summary_md": answer.diagnosis},
+        counts={"proposals_queued": len(answer.candidates)},
+        after_stored=lambda: _write_drift_file(settings, as_of, cfg, prompt_sha, answer, run_id),
     )
-    problem = write_run(settings, run, items, tools.call_rows(run_id, as_of, note))
-    if problem:
-        return EnrichOutcome(None, as_of, KIND, "FAILED", "storage_error", detail=problem)
+
+
+def _write_drift_file(
+    settings: Settings, as_of: date, cfg: AiConfig, prompt_sha: str, answer: DriftAnswer, run_id: str
+) -> None:
+    """The candidates for a person to review (state/proposals/), never applied by dmf."""
     data = {
         "kind": "api_field_path",
         "run_id": run_id,
         "generated_at": datetime.now(SEOUL).isoformat(timespec="seconds"),
         "model": cfg.model,
-        "prompt_sha256": prompt.identity_sha256,
+        "prompt_sha256": prompt_sha,
         "status": "PENDING",
         "note": "자동 반영되지 않습니다. 사람이 적재기의 필드 매핑을 직접 고친 뒤 dmf load 로 확인하십시오.",
         "diagnosis": answer.diagnosis,
@@ -259,15 +227,3 @@ def _diagnose(settings, as_of, cfg, expected_fields, samples, last_good, drift) 
         os.replace(tmp, path)
     except OSError:
         pass
-    return EnrichOutcome(
-        run_id,
-        as_of,
-        KIND,
-        "OK",
-        detail=note,
-        agy_calls=result.attempts,
-        tokens=result.tokens,
-        proposals_queued=len(answer.candidates),
-        dropped=answer.dropped.as_dict(),
-        prompt_chars=len(prompt.text),
-    )

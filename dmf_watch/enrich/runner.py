@@ -1,24 +1,31 @@
-"""What every enrichment step shares: run ids, the outcome value, the client wiring, and
-writing one run (its row, its items, its agy call rows) in one transaction."""
+"""The contract every AI step keeps, in one place: the outcome value, the day's latest run, the
+call (client, budget, cache, circuit, workspace), the parsed answer's checks, and one run
+written whole (its row, its items, its agy call rows, its proposals) in one transaction.
+
+A step (daily_briefing, weekly_briefing, anomaly, drift) is what it reads, its prompt and
+schema, and what it keeps of an answer (`Ask`); `ask_agy` does the rest the same way for all.
+"""
 
 from __future__ import annotations
 
 import secrets
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.warehouse import table_exists
 from dmf_watch.enrich import enrichment_store as store
-from dmf_watch.enrich.ai_config import AiConfig
+from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
 from dmf_watch.enrich.badges import SKIPPED_REASONS, badge_for
 from dmf_watch.enrich.budget import CircuitBreaker, ResultCache, TokenBudget
 from dmf_watch.enrich.client import AgyClient, CallResult, skip_reason_for
+from dmf_watch.enrich.render import SCHEMAS_DIR, RenderedPrompt
 from dmf_watch.enrich.workspace import prepare_workspace
 
 T = TypeVar("T")
@@ -188,8 +195,9 @@ def base_run(
     }
 
 
-def _latest_run(settings: Settings, as_of: date, kind: str) -> dict[str, Any] | None:
-    """The day's latest run of `kind`, or None when there is none or no warehouse to ask."""
+def latest_run(settings: Settings, as_of: date, kind: str) -> dict[str, Any] | None:
+    """The day's latest run of `kind`, or None when there is none or no warehouse to ask (a
+    warehouse that cannot be read asks agy again rather than stopping the step)."""
     opened, _ = open_warehouse(settings)
     if opened is None:
         return None
@@ -205,7 +213,7 @@ def same_as_latest(
     settings: Settings, as_of: date, kind: str, status: str, reason: str | None, prompt_sha: str | None
 ) -> dict[str, Any] | None:
     """The latest run when it already says the same thing (re-runs add no duplicate rows)."""
-    latest = _latest_run(settings, as_of, kind)
+    latest = latest_run(settings, as_of, kind)
     if (
         latest
         and latest["status"] == status
@@ -251,7 +259,7 @@ def earlier_call_failure(settings: Settings, as_of: date, kind: str, prompt_sha:
     (an error, a timeout, a quota refusal by agy itself)."""
     if prompt_sha is None:
         return None
-    latest = _latest_run(settings, as_of, kind)
+    latest = latest_run(settings, as_of, kind)
     if (
         latest
         and latest["status"] != "OK"
@@ -356,3 +364,167 @@ def finish_after_failed_call(
         tools,
         run_id,
     )
+
+
+class Answer(Protocol):
+    """What every parsed answer says about itself (dmf_watch.enrich.parse)."""
+
+    ok: bool
+    failure_reason: str | None
+    dropped: Any  # parse.Dropped: what was invented and removed
+
+
+@dataclass
+class Kept:
+    """What a step keeps of a valid answer: the enrichment items, the run row's own fields, the
+    proposals queued for a person, and the counts its outcome reports."""
+
+    items: list[dict[str, Any]]
+    run_fields: dict[str, Any] = field(default_factory=dict)
+    proposals: list[dict[str, Any]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    # written once the run is stored (a file a person reviews), never before
+    after_stored: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One question to agy: the step's kind, the call's purpose (the audit rows), its prompt and
+    schema, how the answer is parsed against the facts shown, and what is kept of it."""
+
+    kind: str
+    purpose: str
+    prompt: RenderedPrompt
+    schema_name: str
+    schema: dict
+    parse: Callable[[Any], Answer]
+    keep: Callable[[Any, str], Kept]  # (the parsed answer, the run id)
+    reused: str = ""  # the detail of a re-run that finds the same facts already answered
+
+
+def ask_agy(settings: Settings, as_of: date, cfg: AiConfig, ask: Ask) -> EnrichOutcome:
+    """Ask once for these facts: reuse the day's run that already answered them, else call agy,
+    keep only a valid answer's checked parts, and store the run whole or say why not."""
+    prompt = ask.prompt
+    latest = latest_run(settings, as_of, ask.kind)
+    if latest and latest["status"] == "OK" and latest["prompt_sha256"] == prompt.identity_sha256:
+        return EnrichOutcome(
+            latest["run_id"],
+            as_of,
+            ask.kind,
+            "OK",
+            headline=latest["headline"],
+            reused=True,
+            detail=ask.reused,
+            prompt_chars=len(prompt.text),
+        )
+    run_id = new_run_id(as_of, ask.kind)
+    tools = Tools(settings, cfg, run_id)
+    result = tools.client.call(ask.purpose, prompt, ask.schema, SCHEMAS_DIR / ask.schema_name, tools.log_dir)
+    if not result.ok:
+        return finish_after_failed_call(settings, as_of, ask.kind, cfg, prompt.identity_sha256, result, tools, run_id)
+    answer = ask.parse(result.obj)
+    if not answer.ok:
+        return finish_without_call(
+            settings,
+            as_of,
+            ask.kind,
+            "parse_failed",
+            cfg,
+            f"the answer was discarded: {answer.failure_reason}.",
+            prompt.identity_sha256,
+            result,
+            tools,
+            run_id,
+        )
+    kept = ask.keep(answer, run_id)
+    note = answer.dropped.note()
+    run = base_run(
+        run_id,
+        as_of,
+        ask.kind,
+        "OK",
+        None,
+        cfg,
+        note,
+        prompt_sha256=prompt.identity_sha256,
+        agy_call_count=result.attempts,
+        total_tokens=result.tokens,
+        cache_hit=result.cache_hit,
+        dropped_json=store.dumps(answer.dropped.as_dict()) if answer.dropped.total else None,
+        **kept.run_fields,
+    )
+    problem = write_run(settings, run, kept.items, tools.call_rows(run_id, as_of, note), kept.proposals)
+    if problem:
+        return EnrichOutcome(
+            None,
+            as_of,
+            ask.kind,
+            "FAILED",
+            "storage_error",
+            detail=problem,
+            agy_calls=result.attempts,
+            tokens=result.tokens,
+        )
+    if kept.after_stored:
+        kept.after_stored()
+    return EnrichOutcome(
+        run_id,
+        as_of,
+        ask.kind,
+        "OK",
+        headline=run.get("headline"),
+        detail=note,
+        agy_calls=result.attempts,
+        tokens=result.tokens,
+        cache_hit=result.cache_hit,
+        dropped=answer.dropped.as_dict(),
+        prompt_chars=len(prompt.text),
+        **kept.counts,
+    )
+
+
+def item_row(
+    run_id: str, as_of: date, kind: str, key: str | None, content: str | None, **fields: Any
+) -> dict[str, Any]:
+    """One enrichment item of a run (`importance`, `detail_json` as the step gives them)."""
+    return {
+        "run_id": run_id,
+        "as_of_date": as_of,
+        "kind": kind,
+        "item_key": key,
+        "importance": fields.get("importance"),
+        "content": content,
+        "detail_json": fields.get("detail_json"),
+        "applied": 0,
+        "created_at": store.utc_now(),
+    }
+
+
+def never_raises(
+    settings: Settings, as_of: date, kind: str, step: Callable[[AiConfig], EnrichOutcome]
+) -> EnrichOutcome:
+    """Runs a step with the AI configuration; an unexpected error is the step's FAILED outcome
+    (recorded when the warehouse allows, its traceback in state/agy_runs/), never the morning's."""
+    cfg: AiConfig | None = None
+    try:
+        cfg = load_ai_config(settings)
+        return step(cfg)
+    except Exception as exc:  # the last net: the pipeline must go on to the report
+        detail = f"unexpected error in the {kind} step: {type(exc).__name__}"
+        outcome = EnrichOutcome(None, as_of, kind, "FAILED", "internal_error", detail=detail)
+        try:
+            outcome = finish_without_call(settings, as_of, kind, "internal_error", cfg, detail)
+        except Exception:
+            pass
+        _log_traceback(settings, as_of, kind)
+        return outcome
+
+
+def _log_traceback(settings: Settings, as_of: date, kind: str) -> None:
+    try:
+        path = settings.state_dir / "agy_runs" / f"{as_of:%Y%m%d}-{kind}-internal_error.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError:
+        pass

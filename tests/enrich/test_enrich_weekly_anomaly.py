@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
+import duckdb
 import pytest
 
 from dmf_watch.enrich.anomaly import explain_anomaly
 from dmf_watch.enrich.drift import diagnose_api_drift
 from dmf_watch.enrich.weekly_briefing import enrich_week
 from fake_agy.support import Marts, fake_calls, fake_env, make_settings, query, sample_events, signal
+from support.report_warehouse import build_reporting_models
 
 # the weekly and anomaly runs ask the fake agy, a child process: the integration tier.
 pytestmark = pytest.mark.integration
@@ -24,6 +26,8 @@ def week(tmp_path, config=""):
     for offset in range(7):
         d = DAY - timedelta(days=offset)
         marts.add_day(d, sample_events(d, 3), [signal()] if offset == 0 else [])
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        build_reporting_models(con)  # the weekly models the workbook and the weekly AI read
     return settings
 
 

@@ -26,6 +26,7 @@ MARTS = [
     "dmf_signals",
     "dmf_watchlist_unmatched",
     "dmf_daily_summary",
+    "dmf_registrations",  # empty: read by the weekly models (rpt_weekly_single_source_changes)
 ]
 RANK = {"CRITICAL": 1, "HIGH": 2, "MEDIUM": 3, "INFO": 4, "COSMETIC": 5}
 

@@ -107,7 +107,7 @@ create table enrichment.agy_calls (
     transport varchar, turns integer, input_tokens integer, output_tokens integer,
     cached_tokens integer, thinking_tokens integer, total_tokens integer,
     prompt_chars integer, prompt_sha256 varchar, model varchar, effort varchar,
-    schema_valid integer, error varchar
+    schema_valid integer, error varchar, purpose varchar, attempt integer, stdout_path varchar
 );
 create table enrichment.proposals (
     proposal_id varchar, as_of_date date, kind varchar, watch_term varchar,
@@ -912,7 +912,12 @@ def _enrichment(con: duckdb.DuckDBPyConnection, b: _Builder) -> None:
     rich_keys = [e["dmf_key"] for e in b.events if e["as_of_date"] == RICH_DAY][:7]
     con.executemany("insert into enrichment.enrichment_run values (?,?,?,?,?,?,?,?,?,?,?,?)", _enrichment_runs())
     con.executemany("insert into enrichment.enrichment values (?,?,?,?,?,?,?,?,?)", _enrichment_items(rich_keys))
-    con.executemany("insert into enrichment.agy_calls values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", _agy_calls())
+    columns = (
+        "call_id, run_id, as_of_date, started_at, duration_s, exit_code, status, error_kind, transport, turns, "
+        "input_tokens, output_tokens, cached_tokens, thinking_tokens, total_tokens, prompt_chars, prompt_sha256, "
+        "model, effort, schema_valid, error"
+    )
+    con.executemany(f"insert into enrichment.agy_calls ({columns}) values ({', '.join('?' * 21)})", _agy_calls())
     con.executemany("insert into enrichment.proposals values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", _alias_proposals())
 
 

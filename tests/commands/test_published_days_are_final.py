@@ -21,6 +21,7 @@ import pytest
 from openpyxl import load_workbook
 
 from dmf_watch.commands import cli as cli_module
+from dmf_watch.commands import command as command_module
 from dmf_watch.commands import decisions as decisions_module
 from dmf_watch.commands import status as status_module
 from dmf_watch.commands.cli import main
@@ -112,7 +113,7 @@ def clock(monkeypatch):
     """Sets today in Seoul for every module that asks (a wrong or corrected system clock)."""
 
     def set_today(day: date) -> None:
-        for module in (cli_module, status_module, decisions_module, config):
+        for module in (cli_module, command_module, status_module, decisions_module, config):
             monkeypatch.setattr(module, "today_in_seoul", lambda day=day: day)
 
     return set_today

@@ -11,7 +11,7 @@ of two simulated days is built through the real daily job, a third day loaded an
 so that each build has a day to publish; after the stops a build runs to its end and must
 change the marts (else the comparison proved nothing).
 
-Run:  python benchmarks/stop_every_node.py [--size 300] [--stride 1] [--warehouse postgres]
+Run:  python benchmarks/stop_every_node.py [--size 300] [--stride 1] [--from 0] [--warehouse postgres]
       (postgres: the server the libpq variables name, schemas prefixed `stopnode`)
 """
 
@@ -139,6 +139,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=300)
     parser.add_argument("--stride", type=int, default=1)
+    parser.add_argument(
+        "--from", dest="first", type=int, default=0, help="the first line to stop after (to resume a walk)"
+    )
     parser.add_argument("--warehouse", choices=("duckdb", "postgres"), default="duckdb")
     args = parser.parse_args()
 
@@ -178,7 +181,7 @@ def main() -> int:
         status_before, report_before = status_text(), report_cells(published)
         stops = differing = 0
         print(f"{'k':>4}  {'signal':<7}  {'exit':>4}  marts      status     report     line dbt had just finished")
-        k, whole = 0, None
+        k, whole = args.first, None
         while whole is None:
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 code, node, complete = build_stopped_after(env, log, k, sig)

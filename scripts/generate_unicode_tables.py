@@ -1,4 +1,4 @@
-"""Writes macros/cross_db/unicode_tables.sql, the tables through which the postgres__ text and regex
+"""Writes macros/cross_db/unicode_tables.sql, the tables through which the PostgreSQL text and regex
 macros answer as DuckDB does, by asking DuckDB itself about every code point.
 
 DuckDB's regexes (RE2) and lower()/upper() (utf8proc) classify every code point by Unicode;
@@ -43,7 +43,7 @@ HEADER = """\
     check (tests/project) holds the file to that version too, so after a DuckDB upgrade it fails
     until the generator is rerun: an upgrade that changes DuckDB's Unicode must change these
     tables. PostgreSQL's regex classes ([[:punct:]]) and lower()/upper() follow the collation's
-    ctype (ASCII only under "C", glibc's or ICU's tables otherwise), so the postgres__ macros spell
+    ctype (ASCII only under "C", glibc's or ICU's tables otherwise), so the PostgreSQL branches spell
     DuckDB's answer out from these tables, on any server. Code points as escapes (ARE \\uXXXX,
     U&'\\XXXX'), so the file stays ASCII. -#}}
 """

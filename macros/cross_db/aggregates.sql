@@ -7,16 +7,16 @@
 {%- endmacro %}
 
 {% macro default__arg_max(value, ordering, tie_break=none) -%}
+    (array_agg({{ value }} order by {{ ordering }} desc{{ ', ' ~ tie_break if tie_break is not none }})
+        filter (where {{ ordering }} is not null))[1]
+{%- endmacro %}
+
+{% macro duckdb__arg_max(value, ordering, tie_break=none) -%}
     {%- if tie_break is none -%}
     max_by({{ value }}, {{ ordering }})
     {%- else -%}
     (list({{ value }} order by {{ ordering }} desc, {{ tie_break }}) filter (where {{ ordering }} is not null))[1]
     {%- endif -%}
-{%- endmacro %}
-
-{% macro postgres__arg_max(value, ordering, tie_break=none) -%}
-    (array_agg({{ value }} order by {{ ordering }} desc{{ ', ' ~ tie_break if tie_break is not none }})
-        filter (where {{ ordering }} is not null))[1]
 {%- endmacro %}
 
 
@@ -26,11 +26,11 @@
 {%- endmacro %}
 
 {% macro default__median(value) -%}
-    median({{ value }})
+    percentile_cont(0.5) within group (order by {{ value }})
 {%- endmacro %}
 
-{% macro postgres__median(value) -%}
-    percentile_cont(0.5) within group (order by {{ value }})
+{% macro duckdb__median(value) -%}
+    median({{ value }})
 {%- endmacro %}
 
 
@@ -43,16 +43,16 @@
 {%- endmacro %}
 
 {% macro default__trailing_days_median(value, relation, date_column, days) -%}
-    median({{ value }}) over (order by {{ date_column }} range between interval {{ days }} days preceding and interval 1 day preceding)
-{%- endmacro %}
-
-{% macro postgres__trailing_days_median(value, relation, date_column, days) -%}
     (
         select percentile_cont(0.5) within group (order by {{ value }})
         from {{ relation }} as trailing_rows
         where trailing_rows.{{ date_column }} between {{ relation }}.{{ date_column }} - {{ days }}
             and {{ relation }}.{{ date_column }} - 1
     )
+{%- endmacro %}
+
+{% macro duckdb__trailing_days_median(value, relation, date_column, days) -%}
+    median({{ value }}) over (order by {{ date_column }} range between interval {{ days }} days preceding and interval 1 day preceding)
 {%- endmacro %}
 
 
@@ -64,9 +64,9 @@
 {%- endmacro %}
 
 {% macro default__any_equal_value(value) -%}
-    any_value({{ value }})
+    min({{ value }})
 {%- endmacro %}
 
-{% macro postgres__any_equal_value(value) -%}
-    min({{ value }})
+{% macro duckdb__any_equal_value(value) -%}
+    any_value({{ value }})
 {%- endmacro %}

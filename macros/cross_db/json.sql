@@ -9,14 +9,14 @@
 {%- endmacro %}
 
 {% macro default__json_top_pairs(label, count, order_by, limit) -%}
-    to_json(list(json_array({{ label }}, {{ count }}) order by {{ order_by }})[1:{{ limit }}])
-{%- endmacro %}
-
-{% macro postgres__json_top_pairs(label, count, order_by, limit) -%}
     cast('[' || array_to_string(
         (array_agg('[' || to_json({{ label }})::text || ',' || to_json({{ count }})::text || ']' order by {{ order_by }}))[1:{{ limit }}],
         ','
     ) || ']' as json)
+{%- endmacro %}
+
+{% macro duckdb__json_top_pairs(label, count, order_by, limit) -%}
+    to_json(list(json_array({{ label }}, {{ count }}) order by {{ order_by }})[1:{{ limit }}])
 {%- endmacro %}
 
 
@@ -27,15 +27,15 @@
 {%- endmacro %}
 
 {% macro default__json_list_agg(value, order_by, condition) -%}
+    cast('[' || string_agg(to_json({{ value }})::text, ',' order by {{ order_by }})
+        filter (where {{ condition }}) || ']' as json)
+{%- endmacro %}
+
+{% macro duckdb__json_list_agg(value, order_by, condition) -%}
     to_json(
             list({{ value }} order by {{ order_by }})
                 filter (where {{ condition }})
         )
-{%- endmacro %}
-
-{% macro postgres__json_list_agg(value, order_by, condition) -%}
-    cast('[' || string_agg(to_json({{ value }})::text, ',' order by {{ order_by }})
-        filter (where {{ condition }}) || ']' as json)
 {%- endmacro %}
 
 
@@ -46,14 +46,6 @@
 {%- endmacro %}
 
 {% macro default__json_object_of(members) -%}
-    json_object(
-            {%- for key, expression, kind in members %}
-            '{{ key }}', {{ expression }}{{ ',' if not loop.last }}
-            {%- endfor %}
-        )
-{%- endmacro %}
-
-{% macro postgres__json_object_of(members) -%}
     cast(
         '{'
         {%- for key, expression, kind in members %}
@@ -64,4 +56,12 @@
         {%- endfor %}
         || '}'
     as json)
+{%- endmacro %}
+
+{% macro duckdb__json_object_of(members) -%}
+    json_object(
+            {%- for key, expression, kind in members %}
+            '{{ key }}', {{ expression }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        )
 {%- endmacro %}

@@ -7,11 +7,11 @@
 {%- endmacro %}
 
 {% macro default__split_to_list(value, delimiter) -%}
-    string_split({{ value }}, {{ delimiter }})
+    string_to_array({{ value }}, {{ delimiter }})
 {%- endmacro %}
 
-{% macro postgres__split_to_list(value, delimiter) -%}
-    string_to_array({{ value }}, {{ delimiter }})
+{% macro duckdb__split_to_list(value, delimiter) -%}
+    string_split({{ value }}, {{ delimiter }})
 {%- endmacro %}
 
 
@@ -23,16 +23,6 @@
 {%- endmacro %}
 
 {% macro default__list_transform_filter(list, name, transform, condition) -%}
-    list_filter(
-        list_transform(
-            {{ list }},
-            lambda {{ name }}: {{ transform }}
-        ),
-        lambda {{ name }}: {{ condition }}
-    )
-{%- endmacro %}
-
-{% macro postgres__list_transform_filter(list, name, transform, condition) -%}
     case when {{ list }} is not null then array(
         select {{ name }}
         from (
@@ -44,17 +34,27 @@
     ) end
 {%- endmacro %}
 
+{% macro duckdb__list_transform_filter(list, name, transform, condition) -%}
+    list_filter(
+        list_transform(
+            {{ list }},
+            lambda {{ name }}: {{ transform }}
+        ),
+        lambda {{ name }}: {{ condition }}
+    )
+{%- endmacro %}
+
 
 {% macro list_has(list, element) -%}
     {{ return(adapter.dispatch('list_has', 'dmf_watch')(list, element)) }}
 {%- endmacro %}
 
 {% macro default__list_has(list, element) -%}
-    list_contains({{ list }}, {{ element }})
+    ({{ element }} = any({{ list }}))
 {%- endmacro %}
 
-{% macro postgres__list_has(list, element) -%}
-    ({{ element }} = any({{ list }}))
+{% macro duckdb__list_has(list, element) -%}
+    list_contains({{ list }}, {{ element }})
 {%- endmacro %}
 
 
@@ -64,24 +64,11 @@
 {%- endmacro %}
 
 {% macro default__list_has_every(list, elements) -%}
-    list_has_all({{ list }}, {{ elements }})
-{%- endmacro %}
-
-{% macro postgres__list_has_every(list, elements) -%}
     ({{ list }} @> {{ elements }})
 {%- endmacro %}
 
-
-{% macro list_join(list, separator) -%}
-    {{ return(adapter.dispatch('list_join', 'dmf_watch')(list, separator)) }}
-{%- endmacro %}
-
-{% macro default__list_join(list, separator) -%}
-    array_to_string({{ list }}, {{ separator }})
-{%- endmacro %}
-
-{% macro postgres__list_join(list, separator) -%}
-    array_to_string({{ list }}, {{ separator }})
+{% macro duckdb__list_has_every(list, elements) -%}
+    list_has_all({{ list }}, {{ elements }})
 {%- endmacro %}
 
 
@@ -91,12 +78,12 @@
 {%- endmacro %}
 
 {% macro default__sorted_distinct_list_agg(value) -%}
-    list_sort(list_distinct(list({{ value }})))
-{%- endmacro %}
-
-{% macro postgres__sorted_distinct_list_agg(value) -%}
     array_agg(distinct {{ dmf_watch.bytewise(value) }} order by {{ dmf_watch.bytewise(value) }})
         filter (where {{ value }} is not null)
+{%- endmacro %}
+
+{% macro duckdb__sorted_distinct_list_agg(value) -%}
+    list_sort(list_distinct(list({{ value }})))
 {%- endmacro %}
 
 
@@ -105,22 +92,12 @@
 {%- endmacro %}
 
 {% macro default__empty_list(element_type) -%}
-    []
-{%- endmacro %}
-
-{% macro postgres__empty_list(element_type) -%}
     cast(array[] as {{ element_type }}[])
 {%- endmacro %}
 
-
-{% macro type_string_list() -%}
-    {#- The type of a list of text, as contracts and casts name it. -#}
-    {{ return(adapter.dispatch('type_string_list', 'dmf_watch')()) }}
+{% macro duckdb__empty_list(element_type) -%}
+    []
 {%- endmacro %}
-
-{% macro default__type_string_list() -%}varchar[]{%- endmacro %}
-
-{% macro postgres__type_string_list() -%}text[]{%- endmacro %}
 
 
 {% macro list_keep(list, name, condition) -%}
@@ -129,16 +106,16 @@
 {%- endmacro %}
 
 {% macro default__list_keep(list, name, condition) -%}
-    list_filter({{ list }}, lambda {{ name }}: {{ condition }})
-{%- endmacro %}
-
-{% macro postgres__list_keep(list, name, condition) -%}
     case when {{ list }} is not null then array(
         select {{ name }}
         from unnest({{ list }}) with ordinality as elements ({{ name }}, element_position)
         where {{ condition }}
         order by element_position
     ) end
+{%- endmacro %}
+
+{% macro duckdb__list_keep(list, name, condition) -%}
+    list_filter({{ list }}, lambda {{ name }}: {{ condition }})
 {%- endmacro %}
 
 
@@ -149,14 +126,14 @@
 {%- endmacro %}
 
 {% macro default__list_transform_join(list, name, transform, separator) -%}
-    array_to_string(list_transform({{ list }}, lambda {{ name }}: {{ transform }}), {{ separator }})
-{%- endmacro %}
-
-{% macro postgres__list_transform_join(list, name, transform, separator) -%}
     (
         select string_agg({{ transform }}, {{ separator }} order by element_position)
         from unnest({{ list }}) with ordinality as elements ({{ name }}, element_position)
     )
+{%- endmacro %}
+
+{% macro duckdb__list_transform_join(list, name, transform, separator) -%}
+    array_to_string(list_transform({{ list }}, lambda {{ name }}: {{ transform }}), {{ separator }})
 {%- endmacro %}
 
 
@@ -166,11 +143,11 @@
 {%- endmacro %}
 
 {% macro default__list_agg(value) -%}
-    list({{ value }})
+    array_agg({{ value }})
 {%- endmacro %}
 
-{% macro postgres__list_agg(value) -%}
-    array_agg({{ value }})
+{% macro duckdb__list_agg(value) -%}
+    list({{ value }})
 {%- endmacro %}
 
 
@@ -181,12 +158,6 @@
 {%- endmacro %}
 
 {% macro default__distinct_list_of(values, name, condition) -%}
-    list_distinct(list_filter([
-        {{ values | join(',\n        ') }}
-    ], lambda {{ name }}: {{ condition }}))
-{%- endmacro %}
-
-{% macro postgres__distinct_list_of(values, name, condition) -%}
     array(
         select distinct {{ dmf_watch.bytewise(name) }}
         from unnest(array[
@@ -197,6 +168,12 @@
     )
 {%- endmacro %}
 
+{% macro duckdb__distinct_list_of(values, name, condition) -%}
+    list_distinct(list_filter([
+        {{ values | join(',\n        ') }}
+    ], lambda {{ name }}: {{ condition }}))
+{%- endmacro %}
+
 
 {% macro series_rows(start, stop) -%}
     {#- A set-returning select expression: one row per integer from start to stop. -#}
@@ -204,11 +181,11 @@
 {%- endmacro %}
 
 {% macro default__series_rows(start, stop) -%}
-    unnest(generate_series({{ start }}, {{ stop }}))
+    generate_series({{ start }}, {{ stop }})
 {%- endmacro %}
 
-{% macro postgres__series_rows(start, stop) -%}
-    generate_series({{ start }}, {{ stop }})
+{% macro duckdb__series_rows(start, stop) -%}
+    unnest(generate_series({{ start }}, {{ stop }}))
 {%- endmacro %}
 
 
@@ -219,15 +196,15 @@
 {%- endmacro %}
 
 {% macro default__list_max_transform(list, name, transform) -%}
-    list_max(list_transform({{ list }},
-            lambda {{ name }}: {{ transform }}))
-{%- endmacro %}
-
-{% macro postgres__list_max_transform(list, name, transform) -%}
     (
             select max({{ transform }})
             from unnest({{ list }}) as elements ({{ name }})
         )
+{%- endmacro %}
+
+{% macro duckdb__list_max_transform(list, name, transform) -%}
+    list_max(list_transform({{ list }},
+            lambda {{ name }}: {{ transform }}))
 {%- endmacro %}
 
 
@@ -237,10 +214,6 @@
 {%- endmacro %}
 
 {% macro default__list_intersection_size(left, right) -%}
-    len(list_intersect({{ left }}, {{ right }}))
-{%- endmacro %}
-
-{% macro postgres__list_intersection_size(left, right) -%}
     case
             when {{ left }} is not null and {{ right }} is not null then (
                 select count(distinct element)
@@ -248,4 +221,8 @@
                 where element = any({{ right }})
             )
         end
+{%- endmacro %}
+
+{% macro duckdb__list_intersection_size(left, right) -%}
+    len(list_intersect({{ left }}, {{ right }}))
 {%- endmacro %}

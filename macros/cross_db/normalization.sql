@@ -36,7 +36,7 @@
 {%- endmacro %}
 
 
-{% macro postgres__country_list(column) -%}
+{% macro default__country_list(column) -%}
     (
         select nullif(string_agg({{ trim_spaces('country') }}, ', ' order by {{ bytewise(trim_spaces('country')) }}), '')
         from unnest({{ split_to_list(display_text(column), "','") }}) as countries(country)
@@ -49,15 +49,11 @@
     {{ return(adapter.dispatch('safe_iso_date', 'dmf_watch')(column)) }}
 {%- endmacro %}
 
-{% macro default__safe_iso_date(column) -%}
-    case when {{ column }} ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' then cast({{ column }} as date) end
-{%- endmacro %}
-
 {% macro duckdb__safe_iso_date(column) -%}
     cast(try_strptime({{ column }}, '%Y-%m-%d') as date)
 {%- endmacro %}
 
-{% macro postgres__safe_iso_date(column) -%}
+{% macro default__safe_iso_date(column) -%}
     {#- What DuckDB's try_strptime(.., '%Y-%m-%d') accepts, on text already trimmed: a year of 1
         to 4 digits (0 is 1 BC), a month and a day of 1 or 2, a real day of the proleptic
         Gregorian calendar; null otherwise, never an error. Nested cases: PostgreSQL evaluates

@@ -6,11 +6,11 @@
 {%- endmacro %}
 
 {% macro default__divide(numerator, denominator) -%}
-    {{ numerator }} / {{ denominator }}
+    cast({{ numerator }} as double precision) / {{ denominator }}
 {%- endmacro %}
 
-{% macro postgres__divide(numerator, denominator) -%}
-    cast({{ numerator }} as double precision) / {{ denominator }}
+{% macro duckdb__divide(numerator, denominator) -%}
+    {{ numerator }} / {{ denominator }}
 {%- endmacro %}
 
 
@@ -22,11 +22,11 @@
 {%- endmacro %}
 
 {% macro default__round_double(value, digits) -%}
-    round({{ value }}, {{ digits }})
+    (sign(cast({{ value }} as double precision)) * floor(abs(cast({{ value }} as double precision) * 1e{{ digits }}) + 0.5) / 1e{{ digits }})
 {%- endmacro %}
 
-{% macro postgres__round_double(value, digits) -%}
-    (sign(cast({{ value }} as double precision)) * floor(abs(cast({{ value }} as double precision) * 1e{{ digits }}) + 0.5) / 1e{{ digits }})
+{% macro duckdb__round_double(value, digits) -%}
+    round({{ value }}, {{ digits }})
 {%- endmacro %}
 
 
@@ -37,13 +37,13 @@
 {%- endmacro %}
 
 {% macro default__double_text(value) -%}
-    cast({{ value }} as varchar)
-{%- endmacro %}
-
-{% macro postgres__double_text(value) -%}
     (case
         when cast({{ value }} as double precision)::text ~ '^-?[0-9]+$'
             then cast({{ value }} as double precision)::text || '.0'
         else cast({{ value }} as double precision)::text
     end)
+{%- endmacro %}
+
+{% macro duckdb__double_text(value) -%}
+    cast({{ value }} as varchar)
 {%- endmacro %}

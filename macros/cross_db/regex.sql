@@ -1,7 +1,7 @@
 {#- Regular expressions. DuckDB's are RE2 (\s is ASCII white space, \b an ASCII word boundary,
     (?i) folds by Unicode, \p{..} are Unicode classes); PostgreSQL's are Spencer AREs, whose
     classes and case folding follow the collation. Patterns are written once in RE2 and the
-    postgres__ versions spell the same sets out explicitly, never through the locale. -#}
+    default__ versions spell the same sets out explicitly, never through the locale. -#}
 
 {% macro regex_matches(value, pattern) -%}
     {#- true when `pattern` (the pattern's text, not a SQL literal) matches somewhere in value. -#}
@@ -9,11 +9,11 @@
 {%- endmacro %}
 
 {% macro default__regex_matches(value, pattern) -%}
-    regexp_matches({{ value }}, '{{ pattern }}')
+    ({{ value }} ~ '{{ pattern }}')
 {%- endmacro %}
 
-{% macro postgres__regex_matches(value, pattern) -%}
-    ({{ value }} ~ '{{ pattern }}')
+{% macro duckdb__regex_matches(value, pattern) -%}
+    regexp_matches({{ value }}, '{{ pattern }}')
 {%- endmacro %}
 
 
@@ -24,15 +24,15 @@
 {%- endmacro %}
 
 {% macro default__regex_extract(value, pattern, group=none) -%}
-    regexp_extract({{ value }}, '{{ pattern }}'{{ ', ' ~ group if group is not none }})
-{%- endmacro %}
-
-{% macro postgres__regex_extract(value, pattern, group=none) -%}
     {%- if not group -%}
     coalesce((regexp_match({{ value }}, '({{ pattern }})'))[1], case when {{ value }} is not null then '' end)
     {%- else -%}
     coalesce((regexp_match({{ value }}, '{{ pattern }}'))[{{ group }}], case when {{ value }} is not null then '' end)
     {%- endif -%}
+{%- endmacro %}
+
+{% macro duckdb__regex_extract(value, pattern, group=none) -%}
+    regexp_extract({{ value }}, '{{ pattern }}'{{ ', ' ~ group if group is not none }})
 {%- endmacro %}
 
 
@@ -41,9 +41,9 @@
     {{ return(adapter.dispatch('regex_space', 'dmf_watch')()) }}
 {%- endmacro %}
 
-{% macro default__regex_space() -%}\s{%- endmacro %}
+{% macro default__regex_space() -%}[\t\n\f\r ]{%- endmacro %}
 
-{% macro postgres__regex_space() -%}[\t\n\f\r ]{%- endmacro %}
+{% macro duckdb__regex_space() -%}\s{%- endmacro %}
 
 
 {% macro regex_punctuation_symbol_space_class() -%}
@@ -51,11 +51,11 @@
     {{ return(adapter.dispatch('regex_punctuation_symbol_space_class', 'dmf_watch')()) }}
 {%- endmacro %}
 
-{% macro default__regex_punctuation_symbol_space_class() -%}[\p{P}\p{S}\s]{%- endmacro %}
-
-{% macro postgres__regex_punctuation_symbol_space_class() -%}
+{% macro default__regex_punctuation_symbol_space_class() -%}
     [{{ dmf_watch.postgres_punctuation_symbol_class() }}\t\n\f\r ]
 {%- endmacro %}
+
+{% macro duckdb__regex_punctuation_symbol_space_class() -%}[\p{P}\p{S}\s]{%- endmacro %}
 
 
 {% macro regex_case_insensitive_prefix(pattern) -%}
@@ -68,10 +68,6 @@
 {%- endmacro %}
 
 {% macro default__regex_case_insensitive_prefix(pattern) -%}
-    {%- if pattern.startswith('^') -%}^(?i){{ pattern[1:] }}{%- else -%}(?i){{ pattern }}{%- endif -%}
-{%- endmacro %}
-
-{% macro postgres__regex_case_insensitive_prefix(pattern) -%}
     {%- set extra = {'k': '\\u212a', 's': '\\u017f'} -%}
     {%- set ns = namespace(out='', escaped=false) -%}
     {%- for ch in pattern -%}
@@ -90,4 +86,8 @@
         {%- endif -%}
     {%- endfor -%}
     {{ ns.out }}
+{%- endmacro %}
+
+{% macro duckdb__regex_case_insensitive_prefix(pattern) -%}
+    {%- if pattern.startswith('^') -%}^(?i){{ pattern[1:] }}{%- else -%}(?i){{ pattern }}{%- endif -%}
 {%- endmacro %}

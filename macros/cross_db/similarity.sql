@@ -7,7 +7,7 @@
     {{ return(adapter.dispatch('jaro_winkler', 'dmf_watch')(left, right)) }}
 {%- endmacro %}
 
-{% macro default__jaro_winkler(left, right) -%}
+{% macro duckdb__jaro_winkler(left, right) -%}
     jaro_winkler_similarity({{ left }}, {{ right }})
 {%- endmacro %}
 

@@ -53,33 +53,6 @@
 {%- endmacro %}
 
 
-{% macro code_point(value) -%}
-    {#- The code point of the first character. -#}
-    {{ return(adapter.dispatch('code_point', 'dmf_watch')(value)) }}
-{%- endmacro %}
-
-{% macro default__code_point(value) -%}
-    unicode({{ value }})
-{%- endmacro %}
-
-{% macro postgres__code_point(value) -%}
-    ascii({{ value }})
-{%- endmacro %}
-
-
-{% macro text_contains(value, part) -%}
-    {{ return(adapter.dispatch('text_contains', 'dmf_watch')(value, part)) }}
-{%- endmacro %}
-
-{% macro default__text_contains(value, part) -%}
-    contains({{ value }}, {{ part }})
-{%- endmacro %}
-
-{% macro postgres__text_contains(value, part) -%}
-    (strpos({{ value }}, {{ part }}) > 0)
-{%- endmacro %}
-
-
 {% macro trim_spaces(value) -%}
     {#- A text without the space separators at either end. DuckDB's trim() strips every Unicode
         space separator (Zs: U+0020, U+00A0, U+1680, U+2000-U+200A, U+202F, U+205F, U+3000),

@@ -3,7 +3,7 @@
     check (tests/project) holds the file to that version too, so after a DuckDB upgrade it fails
     until the generator is rerun: an upgrade that changes DuckDB's Unicode must change these
     tables. PostgreSQL's regex classes ([[:punct:]]) and lower()/upper() follow the collation's
-    ctype (ASCII only under "C", glibc's or ICU's tables otherwise), so the postgres__ macros spell
+    ctype (ASCII only under "C", glibc's or ICU's tables otherwise), so the PostgreSQL branches spell
     DuckDB's answer out from these tables, on any server. Code points as escapes (ARE \uXXXX,
     U&'\XXXX'), so the file stays ASCII. -#}
 

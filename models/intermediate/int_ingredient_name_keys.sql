@@ -83,8 +83,8 @@ salts as (
     inner join words
         on words.word_kind = 'salt'
         and (
-            (words.position = 'suffix' and {{ text_contains('based.suffix_part', 'words.word_key') }})
-            or (words.position = 'prefix' and {{ text_contains('based.prefix_part', 'words.word_key') }})
+            (words.position = 'suffix' and {{ dbt.position('words.word_key', 'based.suffix_part') }} > 0)
+            or (words.position = 'prefix' and {{ dbt.position('words.word_key', 'based.prefix_part') }} > 0)
         )
     group by based.ingredient_name_key
 
@@ -96,7 +96,7 @@ characters as (
         ingredient_name_key,
         pos,
         substr(base_key, pos, 1) as ch,
-        {{ code_point('substr(base_key, pos, 1)') }} - 44032 as syllable
+        ascii(substr(base_key, pos, 1)) - 44032 as syllable
 
     from (
         select ingredient_name_key, base_key, {{ series_rows('1', 'length(base_key)') }} as pos

@@ -119,8 +119,8 @@ combined as (
 
 ),
 
-{%- set trailing = "order by as_of_date range between " ~ interval_days(var('history_window_days'))
-    ~ " preceding and " ~ interval_days(1) ~ " preceding" %}
+{%- set trailing = "order by as_of_date range between interval '" ~ var('history_window_days')
+    ~ " days' preceding and interval '1 days' preceding" %}
 
 with_history as (
 

@@ -44,8 +44,8 @@ windows as (
         load_id,
         coalesce(cast(previous_as_of_date as varchar), '-') || ' → ' || cast(as_of_date as varchar) as previous_window,
         (
-            cast({{ days_before('as_of_date', var('history_window_days')) }} as varchar)
-            || ' ~ ' || cast({{ days_before('as_of_date', 1) }} as varchar)
+            cast(cast({{ dbt.dateadd('day', -var('history_window_days'), 'as_of_date') }} as date) as varchar)
+            || ' ~ ' || cast(cast({{ dbt.dateadd('day', -1, 'as_of_date') }} as date) as varchar)
         ) as trailing_window
 
     from metrics

@@ -64,7 +64,7 @@ hits as (
     from keyed
     inner join terms
         on terms.term_kind = 'manufacturer'
-        and {{ text_contains('keyed.manufacturer_key', 'terms.term_key') }}
+        and {{ dbt.position('terms.term_key', 'keyed.manufacturer_key') }} > 0
 
 ),
 

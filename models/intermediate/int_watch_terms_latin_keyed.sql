@@ -53,7 +53,7 @@ based as (
         watch_term,
         term_words,
         regexp_replace(
-            {{ list_join(list_keep('term_words', 'w', 'not ' ~ list_has('known_words', 'w')), "' '") }},
+            array_to_string({{ list_keep('term_words', 'w', 'not ' ~ list_has('known_words', 'w')) }}, ' '),
             '(ic|ous)? acid$', ' san'
         ) as base_text
 

@@ -156,7 +156,7 @@ matched_versions as (
     from terms
     inner join manufacturer_keys
         on terms.term_kind = 'manufacturer'
-        and {{ text_contains('manufacturer_keys.manufacturer_key', 'terms.term_key') }}
+        and {{ dbt.position('terms.term_key', 'manufacturer_keys.manufacturer_key') }} > 0
     inner join versions
         on manufacturer_keys.manufacturer = versions.manufacturer
 

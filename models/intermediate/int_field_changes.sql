@@ -44,7 +44,7 @@ keyed as (
 
 pairs as (
 
-    -- noqa below: sqlfluff asks for a different indent of the `endfor` line on each pass over the loop
+    -- sqlfluff asks for a different indent of the `endfor` line on each pass over the loop: LT02 is off there
     select
         current_record.load_id,
         current_record.load_seq,

@@ -36,8 +36,11 @@ without_suffix as (
         ingredient_name_key,
         regexp_replace(
             ingredient_name_key,
-            (select '(' || string_agg(word_key, '|' order by length(word_key) desc) || ')+$'
-             from words where position = 'suffix'),
+            (
+                select '(' || string_agg(word_key, '|' order by length(word_key) desc) || ')+$'
+                from words
+                where position = 'suffix'
+            ),
             ''
         ) as head
 
@@ -52,8 +55,11 @@ without_prefix as (
         head,
         regexp_replace(
             head,
-            (select '^(' || string_agg(word_key, '|' order by length(word_key) desc) || ')+'
-             from words where position = 'prefix'),
+            (
+                select '^(' || string_agg(word_key, '|' order by length(word_key) desc) || ')+'
+                from words
+                where position = 'prefix'
+            ),
             ''
         ) as core
 
@@ -112,7 +118,8 @@ romanized as (
         string_agg(
             case
                 when characters.syllable between 0 and 11171
-                    then coalesce(lead_jamo.skeleton, '') || coalesce(vowel_jamo.skeleton, '') || coalesce(tail_jamo.skeleton, '')
+                    then coalesce(lead_jamo.skeleton, '') || coalesce(vowel_jamo.skeleton, '')
+                        || coalesce(tail_jamo.skeleton, '')
                 else characters.ch
             end,
             '' order by characters.pos
@@ -120,7 +127,8 @@ romanized as (
         string_agg(
             case
                 when characters.syllable between 0 and 11171
-                    then coalesce(lead_jamo.latin, '') || coalesce(vowel_jamo.latin, '') || coalesce(tail_jamo.latin, '')
+                    then coalesce(lead_jamo.latin, '') || coalesce(vowel_jamo.latin, '')
+                        || coalesce(tail_jamo.latin, '')
                 else characters.ch
             end,
             '' order by characters.pos

@@ -74,7 +74,11 @@ latin_terms as (
     select * from terms
     where term_source = 'term'
         and term_skeletons is not null
-        and watch_term not in (select watch_term from terms where term_source = 'alias')
+        and watch_term not in (
+            select alias_terms.watch_term
+            from terms as alias_terms
+            where alias_terms.term_source = 'alias'
+        )
 
 ),
 

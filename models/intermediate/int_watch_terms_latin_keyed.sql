@@ -36,11 +36,13 @@ words as (
 
 ),
 
+{%- set latin_words = "trim(regexp_replace(" ~ text_lower('watch_term') ~ ", '[^a-z]+', ' ', 'g'))" %}
+
 split as (
 
     select
         watch_term,
-        {{ split_to_list("trim(regexp_replace(" ~ text_lower('watch_term') ~ ", '[^a-z]+', ' ', 'g'))", "' '") }} as term_words,
+        {{ split_to_list(latin_words, "' '") }} as term_words,
         (select {{ list_agg('word') }} from words) as known_words
 
     from latin_terms

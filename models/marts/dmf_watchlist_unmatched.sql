@@ -230,7 +230,9 @@ scored as (
         case
             when unmatched_ingredients.term_skeletons is not null
                 then {{ transliteration_similarity('name_keys', 'unmatched_ingredients') }}
-            else {{ name_similarity('unmatched_ingredients.base_key', ingredient_base_name('current_names.ingredient_name_key')) }}
+            else {{ name_similarity(
+                'unmatched_ingredients.base_key', ingredient_base_name('current_names.ingredient_name_key')
+            ) }}
         end as similarity
 
     from unmatched_ingredients
@@ -256,7 +258,9 @@ candidates as (
 
     select
         unmatched_ingredients.watch_term,
-        {{ json_list_agg('ranked.ingredient_name', 'ranked.candidate_rank', 'ranked.candidate_rank <= 8') }} as candidates
+        {{ json_list_agg(
+            'ranked.ingredient_name', 'ranked.candidate_rank', 'ranked.candidate_rank <= 8'
+        ) }} as candidates
 
     from unmatched_ingredients
     left join ranked

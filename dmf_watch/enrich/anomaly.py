@@ -12,7 +12,6 @@ from typing import Any
 
 from dmf_watch.core.config import Settings
 from dmf_watch.core.warehouse import rows
-from dmf_watch.enrich import enrichment_store as store
 from dmf_watch.enrich.ai_config import AiConfig
 from dmf_watch.enrich.daily_briefing import read_day
 from dmf_watch.enrich.parse import AnomalyAnswer, parse_anomaly
@@ -24,7 +23,7 @@ from dmf_watch.enrich.runner import (
     Kept,
     ask_agy,
     finish_without_call,
-    item_row,
+    hypothesis_item,
     never_raises,
     read_marts,
 )
@@ -98,25 +97,7 @@ def _explain(settings: Settings, as_of: date, cfg: AiConfig) -> EnrichOutcome:
 
 
 def _kept(as_of: date, answer: AnomalyAnswer, run_id: str) -> Kept:
-    items = [
-        item_row(
-            run_id,
-            as_of,
-            "anomaly_hypothesis",
-            a.signal_id,
-            a.hypothesis,
-            importance=a.verdict,
-            detail_json=store.dumps(
-                {
-                    "verdict": a.verdict,
-                    "suggested_action": a.suggested_action,
-                    "alternative_hypothesis": a.alternative_hypothesis,
-                    "confidence": a.confidence,
-                }
-            ),
-        )
-        for a in answer.anomalies
-    ]
+    items = [hypothesis_item(run_id, as_of, a) for a in answer.anomalies]
     return Kept(
         items, {"overall_assessment": answer.overall_assessment}, counts={"anomaly_notes": len(answer.anomalies)}
     )

@@ -28,6 +28,7 @@ from dmf_watch.enrich.runner import (
     Kept,
     ask_agy,
     finish_without_call,
+    hypothesis_item,
     item_row,
     never_raises,
     read_marts,
@@ -199,20 +200,7 @@ def _kept(
         )
         for c in answer.comments
     ]
-    items += [
-        item_row(
-            run_id,
-            as_of,
-            "anomaly_hypothesis",
-            a.signal_id,
-            a.hypothesis,
-            importance=a.verdict,
-            detail_json=store.dumps(
-                {"verdict": a.verdict, "suggested_action": a.suggested_action, "confidence": a.confidence}
-            ),
-        )
-        for a in answer.anomalies
-    ]
+    items += [hypothesis_item(run_id, as_of, a) for a in answer.anomalies]
     items += [
         item_row(
             run_id,

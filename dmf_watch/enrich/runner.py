@@ -25,6 +25,7 @@ from dmf_watch.enrich.ai_config import AiConfig, load_ai_config
 from dmf_watch.enrich.badges import SKIPPED_REASONS, badge_for
 from dmf_watch.enrich.budget import CircuitBreaker, ResultCache, TokenBudget
 from dmf_watch.enrich.client import AgyClient, CallResult, skip_reason_for
+from dmf_watch.enrich.parse import AnomalyNote
 from dmf_watch.enrich.render import SCHEMAS_DIR, RenderedPrompt
 from dmf_watch.enrich.workspace import prepare_workspace
 
@@ -499,6 +500,24 @@ def item_row(
         "applied": 0,
         "created_at": store.utc_now(),
     }
+
+
+def hypothesis_item(run_id: str, as_of: date, note: AnomalyNote) -> dict[str, Any]:
+    """An anomaly hypothesis as an item, the same whichever step (the daily briefing or the
+    anomaly explanation) wrote it; the alternative only when the step's schema asked for one."""
+    detail = {"verdict": note.verdict, "suggested_action": note.suggested_action}
+    if note.alternative_hypothesis:
+        detail["alternative_hypothesis"] = note.alternative_hypothesis
+    detail["confidence"] = note.confidence
+    return item_row(
+        run_id,
+        as_of,
+        "anomaly_hypothesis",
+        note.signal_id,
+        note.hypothesis,
+        importance=note.verdict,
+        detail_json=store.dumps(detail),
+    )
 
 
 def never_raises(

@@ -63,6 +63,15 @@ def test_explain_anomaly_keeps_only_fired_signals(tmp_path, monkeypatch):
     assert query(settings, "select overall_assessment from enrichment.enrichment_run where kind = 'anomaly'") == [
         ("MONITOR",)
     ]
+    [(importance, detail)] = query(
+        settings, "select importance, detail_json from enrichment.enrichment where kind = 'anomaly_hypothesis'"
+    )
+    assert importance == "SOURCE_SIDE" and json.loads(detail) == {
+        "verdict": "SOURCE_SIDE",
+        "suggested_action": "상위 신청인의 건수를 원천 화면과 대조하십시오.",
+        "alternative_hypothesis": "부분 응답일 수 있습니다.",
+        "confidence": 0.6,
+    }
     assert explain_anomaly(settings, DAY).reused and len(fake_calls(log)) == 1
 
 

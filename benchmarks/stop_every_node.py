@@ -11,7 +11,7 @@ of two simulated days is built through the real daily job, a third day loaded an
 so that each build has a day to publish; after the stops a build runs to its end and must
 change the marts (else the comparison proved nothing).
 
-Run:  python benchmarks/stop_every_node.py [--size 300] [--stride 1] [--from 0] [--warehouse postgres]
+Run:  python benchmarks/stop_every_node.py [--size 300] [--stride 1] [--from 0] [--to N] [--warehouse postgres]
       (postgres: the server the libpq variables name, schemas prefixed `stopnode`)
 """
 
@@ -142,6 +142,7 @@ def main() -> int:
     parser.add_argument(
         "--from", dest="first", type=int, default=0, help="the first line to stop after (to resume a walk)"
     )
+    parser.add_argument("--to", dest="last", type=int, help="the last line to stop after (default: up to the publish)")
     parser.add_argument("--warehouse", choices=("duckdb", "postgres"), default="duckdb")
     args = parser.parse_args()
 
@@ -182,7 +183,7 @@ def main() -> int:
         stops = differing = 0
         print(f"{'k':>4}  {'signal':<7}  {'exit':>4}  marts      status     report     line dbt had just finished")
         k, whole = args.first, None
-        while whole is None:
+        while whole is None and (args.last is None or k <= args.last):
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 code, node, complete = build_stopped_after(env, log, k, sig)
                 if complete:  # past the publish: the new build is whole, and readers see it
@@ -198,7 +199,7 @@ def main() -> int:
                 verdicts = "  ".join(f"{'same' if held else 'CHANGED':<9}" for held in same)
                 print(f"{k:>4}  {signal.Signals(sig).name:<7}  {code:>4}  {verdicts}  {node}", flush=True)
             k += args.stride
-        print(whole)
+        print(whole or f"(stopped after line {args.last}, as --to asks)")
         finished = dmf(env, "build")
         changed = marts_digest(settings) != before
         if finished.returncode != 0:

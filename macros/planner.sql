@@ -1,0 +1,45 @@
+{#- What PostgreSQL's planner needs to plan each model on the rows it really holds (issue 40).
+
+    Statistics refreshed where rows arrive. Autoanalyze runs only once about a tenth of a table has
+    changed and up to a minute later: from about day 10 a morning's load (9,200 rows) never
+    triggers it, the planner takes the new load for one row and chooses nested loops that rescan
+    all of history per row (82 s to 185 s a model instead of under a second). DuckDB keeps the
+    statistics of a table as it writes it: nothing to do there. -#}
+
+{% macro refresh_statistics() -%}
+    {#- Post-hook of every model (dbt_project.yml): the table a model just wrote or appended to. -#}
+    {%- if model.config.materialized in ['table', 'incremental'] -%}
+        {{ return(adapter.dispatch('refresh_statistics', 'dmf_watch')(this)) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro default__refresh_statistics(relation) -%}
+{%- endmacro %}
+
+{% macro postgres__refresh_statistics(relation) -%}
+    analyze {{ relation }}
+{%- endmacro %}
+
+
+{% macro refresh_source_statistics() -%}
+    {#- An on-run-start hook: the loader's tables, once a build, whatever appended to them since
+        (one morning's load, or a backfill of a year of loads: analyzing once, before the first
+        model reads them, costs one sample however many loads arrived). -#}
+    {%- if not execute or flags.WHICH not in ['build', 'run'] -%}
+        {{ return('') }}
+    {%- endif -%}
+    {{ return(adapter.dispatch('refresh_source_statistics', 'dmf_watch')()) }}
+{%- endmacro %}
+
+{% macro default__refresh_source_statistics() -%}
+{%- endmacro %}
+
+{% macro postgres__refresh_source_statistics() -%}
+    {%- for source_node in graph.sources.values() if source_node.source_name == 'mfds' -%}
+        {%- set relation = adapter.get_relation(source_node.database, source_node.schema, source_node.identifier) -%}
+        {%- if relation is not none %}
+    analyze {{ relation }};
+        {%- endif -%}
+    {%- endfor -%}
+{%- endmacro %}
+

@@ -43,3 +43,19 @@
     {%- endfor -%}
 {%- endmacro %}
 
+
+{% macro without_nested_loops() -%}
+    {#- A pre-hook for a model whose plan is measured to need it: PostgreSQL plans the model's
+        statement (its transaction: `set local`) without nested loops. Where a filter on a
+        window's result keeps nearly every row, the planner, which cannot see that, takes the
+        result for a few rows and joins it by rescanning it per row. Each use says what it
+        measured. -#}
+    {{ return(adapter.dispatch('without_nested_loops', 'dmf_watch')()) }}
+{%- endmacro %}
+
+{% macro default__without_nested_loops() -%}
+{%- endmacro %}
+
+{% macro postgres__without_nested_loops() -%}
+    set local enable_nestloop = off
+{%- endmacro %}

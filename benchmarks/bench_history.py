@@ -9,7 +9,8 @@ build is the work of one new day as in production).
 
 Per checkpoint it prints the build's wall time, the warehouse file size, and the rows the build
 wrote (dbt-duckdb reports no rows_affected for models, so: every row of each table model it
-rebuilt, the rows each incremental model gained, the seeds' rows); then the biggest tables at the last
+rebuilt, the rows each incremental model gained, the seeds' rows) and the three nodes that took
+longest (run_results.json, so a slow morning names its model); then the biggest tables at the last
 checkpoint (sizes estimated from DuckDB's storage_info: segment offsets in its 256 KiB blocks);
 last line: the last checkpoint's build time over day 2's. `--warehouse postgres` runs the same on
 the PostgreSQL server the libpq variables name, in schemas prefixed `bench_` (dropped first;
@@ -175,6 +176,16 @@ def rows_processed(target: Path, nodes: dict[str, Any], before: dict[str, int], 
     return total
 
 
+def slowest_nodes(target: Path, count: int = 3) -> str:
+    """The `count` nodes of the last build with the longest execution (run_results.json)."""
+    results_path = target / "run_results.json"
+    if not results_path.exists():
+        return ""
+    results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
+    results.sort(key=lambda result: -(result.get("execution_time") or 0))
+    return ", ".join(f"{r['unique_id'].split('.')[-1]} {r['execution_time']:.1f}" for r in results[:count])
+
+
 def main() -> None:
     args = parse_args()
     project = (args.project or HERE).resolve()
@@ -213,7 +224,9 @@ def main() -> None:
         f"project {project} (loader {loader}); {args.warehouse}; {args.days} days of {args.size:,} records; "
         f"checkpoints {checkpoints}" + (" (load only)" if args.load_only else "")
     )
-    print(f"{'day':>5} {'build s':>9} {'warehouse MiB':>14} {'rows written':>15} {'load s (day)':>13}")
+    print(
+        f"{'day':>5} {'build s':>9} {'warehouse MiB':>14} {'rows written':>15} {'load s (day)':>13}  slowest nodes (s)"
+    )
     build_times: dict[int, float] = {}
     with (
         tempfile.TemporaryDirectory(prefix="dmf-bench-history-") as tmp,
@@ -241,7 +254,7 @@ def main() -> None:
                 build(settings)
             if day not in checkpoints:
                 continue
-            seconds, rows = float("nan"), 0
+            seconds, rows, slowest = float("nan"), 0, ""
             if not args.load_only:
                 before = counts(settings)
                 started = time.monotonic()
@@ -250,10 +263,11 @@ def main() -> None:
                 build_times[day] = seconds
                 nodes = nodes or manifest_nodes(target, build_module, settings)
                 rows = rows_processed(target, nodes, before, counts(settings))
+                slowest = slowest_nodes(target)
                 if not built.success:
                     print(f"day {day}: {built.summary()}")
             size = sum(sizes_of(settings).values()) / MIB if on_server else settings.duckdb_path.stat().st_size / MIB
-            print(f"{day:>5} {seconds:>9.1f} {size:>14.1f} {rows:>15,} {load_s:>13.1f}", flush=True)
+            print(f"{day:>5} {seconds:>9.1f} {size:>14.1f} {rows:>15,} {load_s:>13.1f}  {slowest}", flush=True)
         sizes = sizes_of(settings)
     print(f"\nbiggest tables at day {checkpoints[-1] if checkpoints else args.days} (MiB, estimated):")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1])[: args.top]:

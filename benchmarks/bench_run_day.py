@@ -41,6 +41,7 @@ import tempfile
 import time
 from datetime import date
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -155,21 +156,6 @@ def copied(kept: Path, warehouse: str, label: str):
         yield root, env
 
 
-@contextlib.contextmanager
-def environment(env: dict[str, str], *names: str):
-    """These variables of `env` in this process's environment for the block."""
-    saved = {name: os.environ.get(name) for name in names}
-    os.environ.update({name: env[name] for name in names if name in env})
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def child(env: dict[str, str], *argv: str) -> dict:
     done = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True, check=False, env=env)
     if done.returncode not in (0, 1):
@@ -184,7 +170,10 @@ def catch_up(args: argparse.Namespace, registry: SyntheticRegistry, sim: Simulat
     builds = {}
     for loads in sorted({1, args.catch_up}):
         with copied(args.kept, args.warehouse, f"k{loads}") as (root, env):
-            with environment(env, "DMF_WAREHOUSE", "PGDATABASE"):  # the loads, in this process
+            # the loads, in this process, on the copy (patch.dict puts the environment back after)
+            with mock.patch.dict(
+                os.environ, {name: env[name] for name in ("DMF_WAREHOUSE", "PGDATABASE") if name in env}
+            ):
                 settings = settings_in(root, sim.base_url)
                 for day in range(first, first + loads):
                     sim.set_day(day)

@@ -5,7 +5,10 @@ quarantined (no mojibake CHANGED; its registration keeps its last good version).
 
 Before: 20 real records re-sent in NFD gave 20 CHANGED whose before and after look the same, and
 a watched ingredient in NFD silently left the watchlist. Real records over the simulator, a real
-dbt build of a project copy whose watchlist is written in the other normalization."""
+dbt build of a project copy whose watchlist is written in the other normalization.
+
+The three tests read the same two days and write nothing, so the days are replayed once for the
+module (each replay is a dbt build and, on its project copy, a parse of its own)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from dmf_watch.core.config import PROJECT_DIR
+from dmf_watch.core.config import PROJECT_DIR, load_settings
 from dmf_watch.simulator.server import StaticSource
 from support.mfds import SERVICE_KEY
 from support.scenarios import query, run_days
@@ -31,14 +34,15 @@ def nfd(text: str) -> str:
     return unicodedata.normalize("NFD", text)
 
 
-@pytest.fixture
-def replayed(real_sample, tmp_settings, tmp_path):
+@pytest.fixture(scope="module")
+def replayed(real_sample, tmp_path_factory):
     """Day 1: the real records as sent (NFC). Day 2: 20 of them with ingredient and applicant in
     NFD, one with a decomposed accent, one whose applicant arrived as CP949 bytes. The watchlist
     names one ingredient in NFD and one in NFC whose records arrive in NFD on day 2."""
     composed_term = real_sample[0]["INGR_KOR_NAME"]  # its records turn NFD on day 2
     decomposed_term = real_sample[50]["INGR_KOR_NAME"]  # written NFD in the watchlist
     assert nfd(composed_term) != composed_term and nfd(decomposed_term) != decomposed_term
+    tmp_path = tmp_path_factory.mktemp("readable_text")
     project = tmp_path / "project"
     shutil.copytree(
         PROJECT_DIR, project, ignore=shutil.ignore_patterns(".*", "target", "logs", "data", "state", "reports", "tests")
@@ -47,6 +51,9 @@ def replayed(real_sample, tmp_settings, tmp_path):
     (project / "seeds" / "watchlist.csv").write_text(
         f"term_kind,term,note\ningredient,{composed_term},NFC term\ningredient,{nfd(decomposed_term)},NFD term\n",
         encoding="utf-8",
+    )
+    tmp_settings = load_settings({}).with_paths(
+        duckdb_path=tmp_path / "data" / "dmf.duckdb", reports_dir=tmp_path / "reports", state_dir=tmp_path / "state"
     )
     settings = dataclasses.replace(tmp_settings, project_dir=project, agy_binary="/nonexistent/agy")
 

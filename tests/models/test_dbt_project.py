@@ -1,4 +1,12 @@
-"""The dbt project as data engineers use it: documented, and strict about analysts' seed edits."""
+"""The dbt project as data engineers use it: documented, and strict about analysts' seed edits.
+
+dbt parses a project once per path and content here (support/shared_manifest.py keeps the last
+four parses), so the tests that edit the project share one copy of it, put back after each test:
+an edit several tests make (a severity not allowed, an analyst's watchlist row) is parsed once,
+and so is the copy as the repository has it. The tests of the repository's own project come
+first, so that the copies' parses do not push its parse out before they are done. The seed-layer
+and logging tests read one sequence of builds (`seed_edits`) instead of building each their own.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,8 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -16,7 +26,7 @@ import duckdb
 import pytest
 import yaml
 
-from dmf_watch.transform.build import SEED_ONLY_MODELS, build, invoke_dbt
+from dmf_watch.transform.build import SEED_ONLY_MODELS, BuildOutcome, build, invoke_dbt
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, run_days
 from support.worlds import REAL_TAILS
@@ -34,9 +44,20 @@ def replayed(shelf, tmp_path_factory):
         yield settings
 
 
-def _project_copy(replayed, tmp_path) -> Path:
-    """The dbt project without its tests, checkout and state: a test may edit it."""
-    project = tmp_path / "project"
+@pytest.fixture(scope="module")
+def documented(replayed) -> tuple:
+    """`dbt docs generate` on the replayed warehouse, once: the process, and the manifest and
+    catalog it wrote, read before any other command of the module writes to the same target."""
+    process = invoke_dbt(replayed, "docs generate")
+    target = replayed.state_dir / "dbt" / "target"
+    written = [target / "manifest.json", target / "catalog.json"]
+    return process, *(json.loads(path.read_text()) if path.is_file() else {} for path in written)
+
+
+@pytest.fixture(scope="module")
+def project_copy(replayed, tmp_path_factory) -> Path:
+    """The dbt project with its singular tests, without the checkout's other tests and state."""
+    project = tmp_path_factory.mktemp("edited") / "project"
     shutil.copytree(
         replayed.project_dir,
         project,
@@ -44,15 +65,34 @@ def _project_copy(replayed, tmp_path) -> Path:
             ".git", ".venv", "target", "logs", "data", "state", "reports", "tests", "__pycache__", "*.egg-info"
         ),
     )
+    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
     return project
 
 
-def test_every_model_seed_macro_and_column_is_described(replayed):
-    process = invoke_dbt(replayed, "docs generate")
+@contextmanager
+def _put_back(project: Path) -> Iterator[Path]:
+    """`project`, every file of it put back afterwards as it is now (a file added is removed)."""
+    files = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    try:
+        yield project
+    finally:
+        for path in [path for path in project.rglob("*") if path.is_file() and path not in files]:
+            path.unlink()
+        for path, content in files.items():
+            if not path.is_file() or path.read_bytes() != content:
+                path.write_bytes(content)
+
+
+@pytest.fixture
+def project(project_copy) -> Iterator[Path]:
+    """The module's copy of the project as the repository has it: a test may edit it."""
+    with _put_back(project_copy):
+        yield project_copy
+
+
+def test_every_model_seed_macro_and_column_is_described(documented):
+    process, manifest, catalog = documented
     assert process.returncode == 0, process.output[-2000:]
-    target = replayed.state_dir / "dbt" / "target"
-    manifest = json.loads((target / "manifest.json").read_text())
-    catalog = json.loads((target / "catalog.json").read_text())
 
     undescribed = []
     for unique_id, node in manifest["nodes"].items():
@@ -72,8 +112,9 @@ def test_every_model_seed_macro_and_column_is_described(replayed):
     assert undescribed == []
 
 
-def test_lineage_runs_from_source_to_report_exposure(replayed):
-    manifest = json.loads((replayed.state_dir / "dbt" / "target" / "manifest.json").read_text())
+def test_lineage_runs_from_source_to_report_exposure(documented):
+    process, manifest, _ = documented
+    assert process.returncode == 0, process.output[-2000:]
     parents = manifest["parent_map"]
 
     def ancestors(node: str) -> set[str]:
@@ -89,41 +130,6 @@ def test_lineage_runs_from_source_to_report_exposure(replayed):
     assert {"source.dmf_watch.mfds.dmf_load_items", "source.dmf_watch.mfds.dmf_item_versions"} <= lineage
     assert "model.dmf_watch.stg_mfds__items" in lineage
     assert "model.dmf_watch.dmf_events" in lineage
-
-
-@pytest.mark.parametrize(
-    ("seed", "edit", "failing_test"),
-    [
-        (
-            "severity_rules.csv",
-            lambda text: text.replace(",INFO,Another new", ",URGENT,Another new"),
-            "accepted_values_severity_rules_severity",
-        ),
-        (
-            "severity_rules.csv",
-            lambda text: text.replace("160,CHANGED,countries", "150,CHANGED,countries"),
-            "unique_severity_rules_priority",
-        ),
-        (
-            "severity_rules.csv",
-            lambda text: "\n".join(line for line in text.splitlines() if not line.startswith(("150,", "999,"))) + "\n",
-            "assert_every_field_change_has_a_severity",
-        ),
-    ],
-)
-def test_a_malformed_seed_edit_fails_the_build_with_a_named_test(replayed, tmp_path, seed, edit, failing_test):
-    project = _project_copy(replayed, tmp_path)
-    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
-    seed_path = project / "seeds" / seed
-    seed_path.write_text(edit(seed_path.read_text(encoding="utf-8")), encoding="utf-8")
-    warehouse = tmp_path / "dmf.duckdb"
-    shutil.copy(replayed.duckdb_path, warehouse)
-    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
-
-    outcome = build(settings, check_seeds=False)  # dbt's own tests, without the seed pre-check
-
-    assert not outcome.success
-    assert any(failure.startswith(failing_test) for failure in outcome.failures), outcome.failures
 
 
 # --- the marts people query: contracts and grains ---------------------------------------------
@@ -228,24 +234,6 @@ def test_a_key_test_fails_on_a_null_key_and_on_a_key_held_twice(replayed, tmp_pa
     assert invoke_dbt(settings, "test", *selected).returncode == 0
 
 
-def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, tmp_path):
-    project = _project_copy(replayed, tmp_path)
-    marts_yml = project / "models" / "marts" / "_marts__models.yml"
-    text = marts_yml.read_text(encoding="utf-8")
-    typed = "  - name: watch_term\n    data_type: varchar\n"
-    assert typed in text
-    marts_yml.write_text(text.replace(typed, "  - name: watch_term\n    data_type: integer\n"), encoding="utf-8")
-    warehouse = tmp_path / "dmf.duckdb"
-    shutil.copy(replayed.duckdb_path, warehouse)
-    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
-
-    process = invoke_dbt(settings, "run", "--select", "dmf_watchlist_unmatched")
-
-    assert process.returncode != 0
-    assert "enforced contract that failed" in process.output
-    assert "watch_term" in process.output
-
-
 def _unit_test_results(settings) -> dict[str, str]:
     results = json.loads((settings.state_dir / "dbt" / "target" / "run_results.json").read_text())
     return {r["unique_id"]: r["status"] for r in results["results"] if r["unique_id"].startswith("unit_test.")}
@@ -322,70 +310,29 @@ def _seed_layer_results(settings) -> set[str]:
     }
 
 
-def _editable_copy(replayed, tmp_path):
-    """Settings for a copy of the replayed warehouse and of the project with its singular tests:
-    a test may edit the seeds and macros, and build."""
-    project = _project_copy(replayed, tmp_path)
-    shutil.copytree(replayed.project_dir / "tests" / "dbt", project / "tests" / "dbt")
+def _on_copy(replayed, project: Path, tmp_path: Path):
+    """Settings for a copy of the replayed warehouse, its state in `tmp_path`, and `project` (the
+    module's editable copy of the project): a test may edit the project and build."""
     warehouse = tmp_path / "dmf.duckdb"
     shutil.copy(replayed.duckdb_path, warehouse)
     return dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
 
 
-def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_or_the_last_build_failed(
-    replayed, tmp_path
-):
-    """Seeds the latest successful build loaded, and the models that read only them, are kept as
-    they are; an edited seed file or macro, or a seed a failed build may have loaded and its
-    tests refused, is loaded (and tested) again with those models."""
-    settings = _editable_copy(replayed, tmp_path)
-    project, warehouse = settings.project_dir, settings.duckdb_path
-    watchlist = project / "seeds" / "watchlist.csv"
-    listed = watchlist.read_text(encoding="utf-8")
-    rules = project / "seeds" / "severity_rules.csv"
-    ruled = rules.read_text(encoding="utf-8")
-
-    assert build(settings).success
-    assert build(settings, new_loads_only=True).success
-    assert _seed_layer_results(settings) == set()
-
-    watchlist.write_text(listed + "ingredient,세파클러,Added by an analyst,\n", encoding="utf-8")
-    assert build(settings, new_loads_only=True).success
-    assert {"watchlist", "int_watchlist_terms"} <= _seed_layer_results(settings)
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        assert con.execute("select count(*) from seeds.watchlist where term = '세파클러'").fetchall() == [(1,)]
-        assert con.execute(
-            "select count(*) from intermediate.int_watchlist_terms where watch_term = '세파클러'"
-        ).fetchall() == [(1,)]
-
-    assert build(settings, new_loads_only=True).success
-    assert _seed_layer_results(settings) == set()
-    macro = project / "macros" / "text_normalization.sql"
-    macro.write_text(macro.read_text(encoding="utf-8") + "\n{# an edit #}\n", encoding="utf-8")
-    assert build(settings, new_loads_only=True).success
-    assert "int_watchlist_terms" in _seed_layer_results(settings)
-
-    rules.write_text(ruled.replace(",HIGH,", ",URGENT,", 1), encoding="utf-8")
-    assert not build(settings, check_seeds=False, new_loads_only=True).success
-    rules.write_text(ruled, encoding="utf-8")  # the files are those of the last good build again
-    assert build(settings, new_loads_only=True).success
-    assert "severity_rules" in _seed_layer_results(settings)
+def unknown_severity(text: str) -> str:
+    """severity_rules.csv with a severity that is none of the accepted ones: the edit `seed_edits`
+    and the malformed-seed test make, so that the module parses it once."""
+    return text.replace(",HIGH,", ",URGENT,", 1)
 
 
-def test_an_upgrade_that_adds_seed_columns_builds_on_a_warehouse_of_the_old_columns(replayed, tmp_path):
-    """A warehouse built before severity_rules had rationale_ko and the watchlist had owner: the
-    morning build after `git pull` loads the new columns instead of failing the seeds' insert."""
-    settings = _editable_copy(replayed, tmp_path)
-    with duckdb.connect(str(settings.duckdb_path)) as con:
-        con.execute("alter table seeds.severity_rules drop column rationale_ko")
-        con.execute("alter table seeds.watchlist drop column owner")
-    for seed in ("watchlist.csv", "severity_rules.csv"):  # the files changed with the release
-        path = settings.project_dir / "seeds" / seed
-        path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    assert build(settings, new_loads_only=True).success
-    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
-        assert con.execute("select count(*) from seeds.severity_rules where rationale_ko is null").fetchall() == [(0,)]
-        assert con.execute("select count(owner) from seeds.watchlist").fetchall()[0][0] > 0
+# An analyst's new watched ingredient: the edit `seed_edits` and the upgrade test make, parsed once.
+ANALYST_ROW = "ingredient,세파클러,Added by an analyst,\n"
+
+
+@dataclass(frozen=True)
+class Built:
+    outcome: BuildOutcome
+    seed_layer: set[str]  # the seeds and seed-only models it ran (_seed_layer_results)
+    log: str  # what dbt wrote to its log file for it
 
 
 def _last_dbt_invocation_log(settings) -> str:
@@ -394,82 +341,211 @@ def _last_dbt_invocation_log(settings) -> str:
     return text[text.rindex("Running with dbt=") :]
 
 
-def test_the_morning_build_logs_each_result_and_failure_but_not_each_statement(replayed, tmp_path):
+@pytest.fixture(scope="module")
+def seed_edits(replayed, project_copy, tmp_path_factory) -> tuple[dict[str, Built], dict[str, list]]:
+    """A copy of the replayed warehouse built as an analyst edits the project: once as `dmf build`
+    and CI build (not the morning's way), then mornings: nothing changed; severity_rules given a
+    severity that is not allowed (the build fails); the file put back; a watchlist row added;
+    nothing changed; a macro edited. Each build, and the added row in the seed and its model.
+
+    The seed-layer and logging tests both read it: the failed morning and the build that is not
+    a morning were the logging test's own two builds, on the same files."""
+    settings = _on_copy(replayed, project_copy, tmp_path_factory.mktemp("seed_edits"))
+    watchlist = project_copy / "seeds" / "watchlist.csv"
+    rules = project_copy / "seeds" / "severity_rules.csv"
+    macro = project_copy / "macros" / "text_normalization.sql"
+    builds: dict[str, Built] = {}
+
+    def built(step: str, **how) -> None:
+        outcome = build(settings, **how)
+        builds[step] = Built(outcome, _seed_layer_results(settings), _last_dbt_invocation_log(settings))
+
+    with _put_back(project_copy):
+        listed, ruled = watchlist.read_text(encoding="utf-8"), rules.read_text(encoding="utf-8")
+        built("not a morning")
+        built("nothing changed", new_loads_only=True)
+        rules.write_text(unknown_severity(ruled), encoding="utf-8")
+        built("severity not allowed", check_seeds=False, new_loads_only=True)
+        rules.write_text(ruled, encoding="utf-8")  # the files are those of the last good build again
+        built("rules put back", new_loads_only=True)
+        watchlist.write_text(listed + ANALYST_ROW, encoding="utf-8")
+        built("watchlist row added", new_loads_only=True)
+        with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+            added = {
+                "seed": con.execute("select count(*) from seeds.watchlist where term = '세파클러'").fetchall(),
+                "model": con.execute(
+                    "select count(*) from intermediate.int_watchlist_terms where watch_term = '세파클러'"
+                ).fetchall(),
+            }
+        built("nothing changed again", new_loads_only=True)
+        macro.write_text(macro.read_text(encoding="utf-8") + "\n{# an edit #}\n", encoding="utf-8")
+        built("macro edited", new_loads_only=True)
+    return builds, added
+
+
+def test_the_morning_build_loads_the_seeds_again_only_when_their_files_changed_or_the_last_build_failed(
+    seed_edits,
+):
+    """Seeds the latest successful build loaded, and the models that read only them, are kept as
+    they are; an edited seed file or macro, or a seed a failed build may have loaded and its
+    tests refused, is loaded (and tested) again with those models."""
+    builds, added = seed_edits
+
+    assert builds["not a morning"].outcome.success
+    assert builds["nothing changed"].outcome.success
+    assert builds["nothing changed"].seed_layer == set()
+
+    assert not builds["severity not allowed"].outcome.success
+    assert builds["rules put back"].outcome.success
+    assert "severity_rules" in builds["rules put back"].seed_layer
+
+    assert builds["watchlist row added"].outcome.success
+    assert {"watchlist", "int_watchlist_terms"} <= builds["watchlist row added"].seed_layer
+    assert added == {"seed": [(1,)], "model": [(1,)]}
+
+    assert builds["nothing changed again"].outcome.success
+    assert builds["nothing changed again"].seed_layer == set()
+    assert builds["macro edited"].outcome.success
+    assert "int_watchlist_terms" in builds["macro edited"].seed_layer
+
+
+def test_an_upgrade_that_adds_seed_columns_builds_on_a_warehouse_of_the_old_columns(replayed, project, tmp_path):
+    """A warehouse built before severity_rules had rationale_ko and the watchlist had owner: the
+    morning build after `git pull` loads the new columns instead of failing the seeds' insert."""
+    settings = _on_copy(replayed, project, tmp_path)
+    with duckdb.connect(str(settings.duckdb_path)) as con:
+        con.execute("alter table seeds.severity_rules drop column rationale_ko")
+        con.execute("alter table seeds.watchlist drop column owner")
+    # The seed files changed with the release. Any change of them reloads every seed (one digest
+    # covers them all, build.seed_layer_digest), so the analyst's row stands for the release's edit.
+    watchlist = project / "seeds" / "watchlist.csv"
+    watchlist.write_text(watchlist.read_text(encoding="utf-8") + ANALYST_ROW, encoding="utf-8")
+    assert build(settings, new_loads_only=True).success
+    assert {"severity_rules", "watchlist"} <= _seed_layer_results(settings)
+    with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        assert con.execute("select count(*) from seeds.severity_rules where rationale_ko is null").fetchall() == [(0,)]
+        assert con.execute("select count(owner) from seeds.watchlist").fetchall()[0][0] > 0
+
+
+def test_the_morning_build_logs_each_result_and_failure_but_not_each_statement(seed_edits):
     """dmf run's build writes dbt's log file at info level (dmf_watch/transform/build.py _build): an operator still
     reads there what ran, how long it took and which test failed with its message; the SQL each
     statement ran is left to the target dir, and any other build logs it as dbt does (debug)."""
-    settings = _editable_copy(replayed, tmp_path)
-    rules = settings.project_dir / "seeds" / "severity_rules.csv"
-    rules.write_text(rules.read_text(encoding="utf-8").replace(",HIGH,", ",URGENT,", 1), encoding="utf-8")
+    builds, _ = seed_edits
+    morning = builds["severity not allowed"]  # a morning whose severity_rules holds a severity not allowed
 
-    morning = build(settings, check_seeds=False, new_loads_only=True)
-
-    assert not morning.success
-    log = _last_dbt_invocation_log(settings)
-    (failed,) = [failure.split(":")[0] for failure in morning.failures]
+    assert not morning.outcome.success
+    log = morning.log
+    (failed,) = [failure.split(":")[0] for failure in morning.outcome.failures]
     assert failed.startswith("accepted_values_severity_rules")
     assert f"FAIL 1 {failed} " in log and f"Failure in test {failed} " in log
     assert "OK created sql incremental model intermediate.int_registration_links" in log
     assert "SQL status" not in log and "create temporary table" not in log
 
-    rules.write_text(rules.read_text(encoding="utf-8").replace(",URGENT,", ",HIGH,", 1), encoding="utf-8")
-    assert build(settings).success
-    assert "SQL status" in _last_dbt_invocation_log(settings)
+    assert builds["not a morning"].outcome.success
+    assert "SQL status" in builds["not a morning"].log
 
 
-def test_the_seed_only_models_are_the_models_that_read_only_seeds_and_no_var(replayed):
+def test_the_seed_only_models_are_the_models_that_read_only_seeds_and_no_var(documented):
     """The morning build may keep SEED_ONLY_MODELS as they are only because the seeds' digest
     covers all they are built from: seeds, macros, their own files. A model that reads only
     seeds but renders a var (int_signal_catalog_rendered) is built every time: `dbt build --vars`
-    changes it without changing a file."""
-    parsed = invoke_dbt(replayed, "parse")
-    assert parsed.returncode == 0, parsed.output[-2000:]
-    models = {node.name: node for node in parsed.result.nodes.values() if node.resource_type == "model"}
+    changes it without changing a file.
+
+    The graph is the manifest `docs generate` wrote (the documentation tests read it too): the
+    project as dbt parsed it, without a parse of its own."""
+    process, manifest, _ = documented
+    assert process.returncode == 0, process.output[-2000:]
+    models = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
     reads_only_seeds: set[str] = set()  # seeds, or models that read only seeds, all the way up
     while True:
         found = {
             name
             for name, node in models.items()
-            if node.depends_on.nodes
+            if node["depends_on"]["nodes"]
             and all(
                 parent.startswith("seed.") or parent.split(".")[-1] in reads_only_seeds
-                for parent in node.depends_on.nodes
+                for parent in node["depends_on"]["nodes"]
             )
         }
         if found == reads_only_seeds:
             break
         reads_only_seeds = found
-    macros = parsed.result.macros
+    macros = manifest["macros"]
 
     def macro_sql(unique_ids: list[str]) -> Iterator[str]:
         for unique_id in unique_ids:
             if unique_id in macros:
-                yield macros[unique_id].macro_sql
-                yield from macro_sql(macros[unique_id].depends_on.macros)
+                yield macros[unique_id]["macro_sql"]
+                yield from macro_sql(macros[unique_id]["depends_on"]["macros"])
 
     reads_a_var = {
         name
         for name in reads_only_seeds
-        if any("var(" in sql for sql in (models[name].raw_code, *macro_sql(models[name].depends_on.macros)))
+        if any("var(" in sql for sql in (models[name]["raw_code"], *macro_sql(models[name]["depends_on"]["macros"])))
     }
 
     assert set(SEED_ONLY_MODELS) == reads_only_seeds - reads_a_var
     assert reads_a_var == {"int_signal_catalog_rendered"}
 
 
-def test_a_null_in_a_published_key_column_fails_the_mart_and_leaves_the_published_table(replayed, tmp_path):
+@pytest.mark.parametrize(
+    ("seed", "edit", "failing_test"),
+    [
+        (
+            "severity_rules.csv",
+            unknown_severity,  # the edit of the seed-layer tests above: parsed once
+            "accepted_values_severity_rules_severity",
+        ),
+        (
+            "severity_rules.csv",
+            lambda text: text.replace("160,CHANGED,countries", "150,CHANGED,countries"),
+            "unique_severity_rules_priority",
+        ),
+        (
+            "severity_rules.csv",
+            lambda text: "\n".join(line for line in text.splitlines() if not line.startswith(("150,", "999,"))) + "\n",
+            "assert_every_field_change_has_a_severity",
+        ),
+    ],
+)
+def test_a_malformed_seed_edit_fails_the_build_with_a_named_test(replayed, project, tmp_path, seed, edit, failing_test):
+    seed_path = project / "seeds" / seed
+    seed_path.write_text(edit(seed_path.read_text(encoding="utf-8")), encoding="utf-8")
+    settings = _on_copy(replayed, project, tmp_path)
+
+    outcome = build(settings, check_seeds=False)  # dbt's own tests, without the seed pre-check
+
+    assert not outcome.success
+    assert any(failure.startswith(failing_test) for failure in outcome.failures), outcome.failures
+
+
+def test_a_mart_whose_sql_breaks_its_contract_fails_the_build(replayed, project, tmp_path):
+    marts_yml = project / "models" / "marts" / "_marts__models.yml"
+    text = marts_yml.read_text(encoding="utf-8")
+    typed = "  - name: watch_term\n    data_type: varchar\n"
+    assert typed in text
+    marts_yml.write_text(text.replace(typed, "  - name: watch_term\n    data_type: integer\n"), encoding="utf-8")
+    settings = _on_copy(replayed, project, tmp_path)
+
+    process = invoke_dbt(settings, "run", "--select", "dmf_watchlist_unmatched")
+
+    assert process.returncode != 0
+    assert "enforced contract that failed" in process.output
+    assert "watch_term" in process.output
+
+
+def test_a_null_in_a_published_key_column_fails_the_mart_and_leaves_the_published_table(replayed, project, tmp_path):
     """The marts' not-null columns are contract constraints, which DuckDB enforces while the new
     table is filled: a null never reaches a published table (a not_null test would have run on
     the table already replaced)."""
-    project = _project_copy(replayed, tmp_path)
     model = project / "models" / "marts" / "dmf_loads.sql"
     sql = model.read_text(encoding="utf-8")
     model.write_text(
         f"select * replace (cast(null as varchar) as verdict) from (\n{sql}\n) as built\n", encoding="utf-8"
     )
-    warehouse = tmp_path / "dmf.duckdb"
-    shutil.copy(replayed.duckdb_path, warehouse)
-    settings = dataclasses.replace(replayed, project_dir=project, duckdb_path=warehouse, state_dir=tmp_path / "state")
+    settings = _on_copy(replayed, project, tmp_path)
+    warehouse = settings.duckdb_path
     published = "select load_id, verdict from marts.dmf_loads order by load_id"
     with duckdb.connect(str(warehouse), read_only=True) as con:
         before = con.execute(published).fetchall()

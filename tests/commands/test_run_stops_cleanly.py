@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 from dmf_watch.core.config import load_settings
 from dmf_watch.core.lock import lock_path
 from fake_agy.support import FAKE_AGY
+from support.first_mornings import SMALL_FIRST_MORNING, placed
 from support.loopback import WebhookReceiver
 from support.mfds import START_DATE
 from support.scenarios import dmf_process_env, query
@@ -125,6 +127,21 @@ def alerts(tmp_path: Path) -> list[tuple]:
     return query(settings_of(tmp_path), "select kind, body from notify.alerts order by raised_at")
 
 
+@pytest.fixture
+def previous_day(tmp_path: Path, shelf) -> Iterator[None]:
+    """PREVIOUS_DAY as `dmf run --as-of PREVIOUS_DAY` leaves it (the simulator's default registry),
+    built once per session and copied where this test's `dmf` children look: a baseline day no
+    assertion is about costs no child process of its own (support/first_mornings.py)."""
+    with placed(
+        shelf,
+        SMALL_FIRST_MORNING,
+        duckdb_path=tmp_path / "data" / "dmf.duckdb",
+        state_dir=tmp_path / "state",
+        reports_dir=tmp_path / "reports",
+    ):
+        yield
+
+
 @pytest.mark.fault("SIGTERM or the run's deadline during the load (a slow server)")
 @pytest.mark.parametrize("stop", ["SIGTERM", "deadline"])
 def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehouse(tmp_path, start_simulator, stop):
@@ -221,13 +238,12 @@ def test_a_run_stopped_while_a_webhook_hangs_ends_within_its_bounds(tmp_path, st
 
 @pytest.mark.fault("SIGTERM or `kill -9` while agy is answering")
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
-def test_no_agy_outlives_its_run_whether_the_run_is_stopped_or_killed(tmp_path, start_simulator, how):
+def test_no_agy_outlives_its_run_whether_the_run_is_stopped_or_killed(tmp_path, start_simulator, previous_day, how):
     """agy never answers; the run gets SIGTERM or kill -9: agy is gone within seconds, the lock is free, then exit 0"""
-    server = start_simulator(day=START_DATE)
-    env = environment(tmp_path, server.base_url)
-    first = run_to_the_end(env, PREVIOUS_DAY)  # the baseline day: nothing for agy to brief yet
-    assert first.returncode == 0, first.stderr
-    server.set_day(START_DATE + timedelta(days=1))
+    assert query(settings_of(tmp_path), "select as_of_date, verdict from marts.dmf_day_decisions") == [
+        (START_DATE, "accepted")
+    ]
+    server = start_simulator(day=START_DATE + timedelta(days=1))
     pidfile = tmp_path / "agy.pid"
     state = tmp_path / "state"
     (state / "agy.toml").write_text('[enrich]\nretry_backoff_seconds = 0\nprint_timeout = "120s"\n', encoding="utf-8")

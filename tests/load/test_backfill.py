@@ -81,7 +81,11 @@ def _day_rows(settings: Settings, day: date) -> str:
 @pytest.fixture(scope="module")
 def day_by_day(tmp_path_factory):
     settings = _settings(tmp_path_factory.mktemp("day_by_day"))
-    outcomes = run_days(settings, DaysSource(_days()), [(day, None) for day in DAYS], SERVICE_KEY)
+    # The first two days in a call of their own: run_days shelves them as a prefix, and the
+    # published-days test starts from a copy instead of building them again (support/replays.py).
+    # Each day is its own morning either way; the days after them run on this warehouse.
+    outcomes = run_days(settings, DaysSource(_days()), [(day, None) for day in DAYS[:2]], SERVICE_KEY)
+    outcomes += run_days(settings, DaysSource(_days()), [(day, None) for day in DAYS[2:]], SERVICE_KEY)
     return settings, outcomes
 
 

@@ -1,11 +1,18 @@
 """The AI layer on real dbt marts, read back from the rendered report: every degradation case
 still yields the full report with its badge; a good answer shows up as AI text; re-runs and an
-open circuit make no further call."""
+open circuit make no further call.
+
+The two real days the enrich step reads are the real tails' world, built once per session and
+copied (support/worlds.py). The tests that run whole days with agy start from its first day,
+replayed with the AI off (`replayed_baseline`): a first day has no events, so agy is never called
+on it (the one test that counts it says so by running that day's enrich step with agy on), and a
+baseline replayed with the AI off is shared by the session instead of built again by each test.
+The days the tests are about run with agy on, through the real daily job.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from datetime import date
 
 import openpyxl
@@ -18,10 +25,13 @@ from dmf_watch.reports.daily_report import AI_COMMENT_HEADER, render_daily
 from fake_agy.support import FAKE_AGY, fake_calls, fake_env
 from support.mfds import SERVICE_KEY, read_jsonl
 from support.scenarios import DaysSource, query, run_days
+from support.scenarios import settings_in as settings_without_agy
+from support.worlds import REAL_TAILS, REAL_TAILS_DAYS
 
 pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 
 DAY_1, DAY_2, DAY_3 = date(2026, 9, 25), date(2026, 10, 8), date(2026, 10, 9)
+assert (DAY_1, DAY_2) == REAL_TAILS_DAYS  # the first two days are the real tails' world
 DASHBOARD, NEW_SHEET = "요약", "신규"
 HEADER_ROW = 4  # event sheets: title, note, blank, header
 HOSTILE_MANUFACTURER = '=HYPERLINK("http://example.com","x")'
@@ -70,24 +80,25 @@ def settings_in(root, binary=FAKE_AGY):
     return dataclasses.replace(settings, agy_binary=str(binary))
 
 
-@pytest.fixture(scope="module")
-def built_warehouse(real_data_dir, tmp_path_factory):
-    """Two real days loaded and built by the pipeline with AI disabled: the marts enrich reads."""
-    root = tmp_path_factory.mktemp("built")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DMF_AI_DISABLED", "1")
-    try:
-        settings = settings_in(root)
-        run_days(settings, DaysSource(real_days(real_data_dir)), [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
-    finally:
-        mp.undo()
-    return settings
+def replayed_baseline(real_data_dir, tmp_path):
+    """The baseline day through the daily job with the AI off and no agy set up yet, as the real
+    tails' world replays its first day (support/worlds.py): a copy of the replay the session
+    shares (support/replays.py). Then the settings with the fake agy, for the days after it."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DMF_AI_DISABLED", "1")
+        (baseline,) = run_days(
+            settings_without_agy(tmp_path), DaysSource(real_days(real_data_dir)), [(DAY_1, None)], SERVICE_KEY
+        )
+    assert baseline.exit_code == 0
+    return settings_in(tmp_path)
 
 
 @pytest.fixture
-def warehouse(built_warehouse, tmp_path):
-    shutil.copy(built_warehouse.duckdb_path, tmp_path / "dmf.duckdb")
-    return settings_in(tmp_path)
+def warehouse(shelf, tmp_path):
+    """DAY_1 and DAY_2 loaded and built by the daily job with the AI off (the real tails' world,
+    the same two days): the marts enrich reads; then the fake agy's settings."""
+    with shelf.copied(REAL_TAILS, tmp_path / "warehouse"):
+        yield settings_in(tmp_path / "warehouse")
 
 
 def dashboard_text(path) -> str:
@@ -155,16 +166,17 @@ def test_a_good_answer_shows_the_headline_and_comments_and_drops_inventions(ware
 
 
 def test_running_a_day_twice_calls_agy_once(real_data_dir, tmp_path, monkeypatch):
+    settings = replayed_baseline(real_data_dir, tmp_path)
     log = fake_env(monkeypatch, tmp_path, "ok")
-    settings = settings_in(tmp_path)
-    run_days(settings, DaysSource(real_days(real_data_dir)), [(DAY_1, None), (DAY_2, None), (DAY_2, None)], SERVICE_KEY)
-    assert len(fake_calls(log)) == 1  # the baseline has no events; the re-run reuses the answer
+    assert enrich_day(settings, DAY_1).skip_reason == "diff_empty"  # the baseline has no events: no call
+    run_days(settings, DaysSource(real_days(real_data_dir)), [(DAY_2, None), (DAY_2, None)], SERVICE_KEY)
+    assert len(fake_calls(log)) == 1  # the re-run reuses the answer
 
 
 def test_a_quota_error_opens_the_circuit_and_the_next_day_makes_no_call(real_data_dir, tmp_path, monkeypatch):
+    settings = replayed_baseline(real_data_dir, tmp_path)
     log = fake_env(monkeypatch, tmp_path, "quota,ok")
-    settings = settings_in(tmp_path)
-    run_days(settings, DaysSource(real_days(real_data_dir)), [(DAY_1, None), (DAY_2, None), (DAY_3, None)], SERVICE_KEY)
+    run_days(settings, DaysSource(real_days(real_data_dir)), [(DAY_2, None), (DAY_3, None)], SERVICE_KEY)
     assert len(fake_calls(log)) == 1
     runs = dict(query(settings, "select as_of_date, skip_reason from enrichment.enrichment_run where kind = 'daily'"))
     assert runs[DAY_2] == "quota" and runs[DAY_3] == "circuit_open"
@@ -183,10 +195,10 @@ def test_a_quota_error_opens_the_circuit_and_the_next_day_makes_no_call(real_dat
 def test_a_rerun_after_a_failed_ai_step_writes_the_same_report_and_the_calls_stay_in_agy_calls(
     real_data_dir, tmp_path, monkeypatch, mode
 ):
+    settings = replayed_baseline(real_data_dir, tmp_path)
     log = fake_env(monkeypatch, tmp_path, mode)
-    settings = settings_in(tmp_path)
     source = DaysSource(real_days(real_data_dir))
-    run_days(settings, source, [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
+    run_days(settings, source, [(DAY_2, None)], SERVICE_KEY)
     report = settings.reports_dir / "dmf_daily_20261008.xlsx"
     first_bytes, first_calls = report.read_bytes(), len(fake_calls(log))
     assert first_calls >= 1

@@ -1,13 +1,21 @@
 """Delivery on real parts: days produced by the real pipeline (simulator over HTTP, dlt, dbt,
 the enrich step with the fake agy, the xlsx report), a real SMTP server and a real webhook
 receiver on 127.0.0.1, apprise in between. The mail and the JSON are parsed back, faults leave
-`dmf run` at exit 0 with the failure recorded, and no credential reaches any output."""
+`dmf run` at exit 0 with the failure recorded, and no credential reaches any output.
+
+The tests start from one baseline day, the real sample as DAY_1, replayed through the daily job
+with the AI off and nothing to send (`baseline`): such a replay is shared by every test of the
+session (support/replays.py), where a replay with agy or a destination is built again by each
+test. A baseline has no events, so agy has nothing to brief on it; the day after it runs with
+agy on, and a test that counts the baseline's message sends it with that day's notify step.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import io
 import logging
+import os
 import re
 import shutil
 import zipfile
@@ -21,6 +29,7 @@ from dmf_watch.commands import cli
 from dmf_watch.commands.run import run_day
 from dmf_watch.core.config import load_settings
 from dmf_watch.notify.day import notify_day
+from dmf_watch.reports.daily_report import render_daily
 from dmf_watch.simulator.server import SimulatorServer
 from fake_agy.support import FAKE_AGY
 from support.loopback import SmtpServer, WebhookReceiver
@@ -47,31 +56,45 @@ def critical_days(real_data_dir) -> dict[date, list[dict]]:
     return {DAY_1: sample, DAY_2: day_2}
 
 
-def settings_in(root):
+def settings_in(root, *, routes: bool = True):
     state = root / "state"
     state.mkdir(parents=True, exist_ok=True)
     (state / "agy.toml").write_text("[enrich]\nretry_backoff_seconds = 0\n", encoding="utf-8")
-    # Fast, bounded retries for the tests (the committed default waits 2 s between 3 tries).
-    (state / "notify.toml").write_text("[notify]\nattempts = 2\nretry_wait_seconds = 0\n", encoding="utf-8")
+    if routes:  # a notify.toml marks a replay as one with something to send: never shared
+        # Fast, bounded retries for the tests (the committed default waits 2 s between 3 tries).
+        (state / "notify.toml").write_text("[notify]\nattempts = 2\nretry_wait_seconds = 0\n", encoding="utf-8")
     settings = load_settings({}).with_paths(
         duckdb_path=root / "dmf.duckdb", reports_dir=root / "reports", state_dir=state
     )
     return dataclasses.replace(settings, agy_binary=str(FAKE_AGY))
 
 
+def baseline(sample: list[dict], root):
+    """The real sample accepted as DAY_1 through the daily job, the AI off and no destination (a
+    copy of the replay the session shares); then the settings of the tests, notify.toml written."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in [name for name in os.environ if name.startswith(("DMF_NOTIFY_URL", "FAKE_AGY"))]:
+            mp.delenv(name)
+        mp.setenv("DMF_AI_DISABLED", "1")
+        (first,) = run_days(settings_in(root, routes=False), DaysSource({DAY_1: sample}), [(DAY_1, None)], SERVICE_KEY)
+    assert first.exit_code == 0
+    return settings_in(root)
+
+
 @pytest.fixture(scope="module")
 def built(real_data_dir, tmp_path_factory):
     """Two real days (baseline, then a day with CRITICAL events), nothing configured to send."""
     root = tmp_path_factory.mktemp("notify_built")
-    settings = settings_in(root)
-    source = DaysSource(critical_days(real_data_dir))
+    days = critical_days(real_data_dir)
+    settings = baseline(days[DAY_1], root)
+    source = DaysSource(days)
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("DMF_NOTIFY_URLS", raising=False)
         mp.setenv("FAKE_AGY_MODE", "ok")
         mp.setenv("FAKE_AGY_LOG", str(root / "fake_agy.jsonl"))
         mp.delenv("DMF_AI_DISABLED", raising=False)
-        outcomes = run_days(settings, source, [(DAY_1, None), (DAY_2, None)], SERVICE_KEY)
-    assert [o.exit_code for o in outcomes] == [0, 0]
+        outcomes = run_days(settings, source, [(DAY_2, None)], SERVICE_KEY)
+    assert [o.exit_code for o in outcomes] == [0]
     return settings, source
 
 
@@ -283,14 +306,15 @@ def test_no_destination_sends_nothing_and_says_so_once(built, tmp_path, monkeypa
     assert query(settings, "select count(*) from notify.deliveries") == [(0,)]
 
 
-SEQUENCE = [date(2026, 11, 17) + timedelta(days=n) for n in range(4)]  # Tuesday to Friday
+# Tuesday to Friday, from DAY_1: the first day is the module's shared baseline.
+SEQUENCE = [DAY_1 + timedelta(days=n) for n in range(4)]
 
 
 def test_accepted_rejected_rejected_accepted_gives_one_warn_alert_and_one_recovery_and_reruns_send_nothing(
     real_data_dir, tmp_path, monkeypatch
 ):
-    settings = settings_in(tmp_path)
     sample = read_jsonl(real_data_dir / "sample_2026-10-08.jsonl")
+    settings = baseline(sample, tmp_path)  # the accepted first day, its message not sent yet
     source = DaysSource({day: sample for day in SEQUENCE})
     faults = {SEQUENCE[1]: "truncate_last_page", SEQUENCE[2]: "truncate_last_page"}
     monkeypatch.setenv("DMF_AI_DISABLED", "1")
@@ -299,8 +323,11 @@ def test_accepted_rejected_rejected_accepted_gives_one_warn_alert_and_one_recove
     with WebhookReceiver() as hook, WebhookReceiver() as kim:
         monkeypatch.setenv("DMF_NOTIFY_URLS", hook.url(HOOK_TOKEN, PASSWORD))
         monkeypatch.setenv("DMF_NOTIFY_URL_KIM", kim.url(HOOK_TOKEN, PASSWORD))
-        outcomes = run_days(settings, source, [(day, faults.get(day)) for day in SEQUENCE], SERVICE_KEY)
-        assert [o.exit_code for o in outcomes] == [0, 2, 2, 0]
+        # the first morning's notify step, as run_day ends it (the day was replayed with nothing to send)
+        assert notify_day(settings, SEQUENCE[0]).recorded
+        render_daily(settings, SEQUENCE[0])
+        outcomes = run_days(settings, source, [(day, faults.get(day)) for day in SEQUENCE[1:]], SERVICE_KEY)
+        assert [o.exit_code for o in outcomes] == [2, 2, 0]
         sent = len(hook.requests)
         for day in SEQUENCE:  # the notify step again, each day
             assert notify_day(settings, day).summary() == "nothing new to send"

@@ -23,6 +23,9 @@ pytestmark = pytest.mark.e2e  # runs dbt or a whole day: the slow tier
 START = date(2026, 11, 2)
 DAYS = [START + timedelta(days=n) for n in range(6)]
 FAULTS = {DAYS[2]: "truncate_last_page"}
+# The simulated registry of the six days and of the count drop: their first day is the same day,
+# replayed once (support/replays.py).
+REGISTRY = {"seed": 7, "size": 2500, "start_date": START}
 EVENT_COLUMNS = (
     "event_id, as_of_date, dmf_key, permit_no, event_type, severity, on_watchlist, "
     "changed_fields, change_kind, ingredient_name, applicant, manufacturer"
@@ -38,7 +41,7 @@ def simulated(tmp_path_factory):
         state_dir=root / "state",
     )
     settings = dataclasses.replace(settings, agy_binary="/nonexistent/agy")
-    registry = SyntheticRegistry(seed=7, size=2500, start_date=START)
+    registry = SyntheticRegistry(**REGISTRY)
     outcomes = run_days(settings, registry, [(day, FAULTS.get(day)) for day in DAYS], SERVICE_KEY)
     return settings, registry, outcomes
 
@@ -96,7 +99,7 @@ def test_running_a_day_again_and_rebuilding_from_raw_change_nothing(simulated):
 
 
 def test_a_count_drop_is_rejected_by_the_gate_and_later_days_compare_with_the_last_accepted(tmp_settings):
-    registry = SyntheticRegistry(seed=11, size=1200, start_date=START)
+    registry = SyntheticRegistry(**REGISTRY)  # any registry; this one's first day is replayed already
     day_1, day_2 = registry.items_for(1), registry.items_for(2)
     truncated = day_2[: int(len(day_2) * 0.9)]  # complete as served, but 10% smaller
     days = {DAYS[0]: day_1, DAYS[1]: truncated, DAYS[2]: day_2}

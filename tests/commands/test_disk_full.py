@@ -3,6 +3,11 @@
 The warehouse, the state dir (dlt's working dir, dbt's target, logs) and the reports each live
 on their own small tmpfs, so each can be filled for real (the kernel answers ENOSPC) while the
 others keep working: the failing write is then DuckDB's / dlt's, dbt's or the report's.
+
+The morning before the full disk is the session's copy of START_DATE as `dmf run` leaves it
+(support/first_mornings.py), placed on the three disks where the child looks for it: that morning
+holds the warehouse, the state and a report to fill around, and no assertion is about it, so only
+the failing morning and the one that recovers are `dmf run` processes of their own.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import pytest
 
 from dmf_watch.core.config import load_settings
 from support.disks import fill, tmpfs
+from support.first_mornings import SMALL_FIRST_MORNING, placed
 from support.mfds import SERVICE_KEY, START_DATE
 from support.scenarios import query
 
@@ -29,9 +35,22 @@ DAY2 = START_DATE + timedelta(days=1)
 
 
 @pytest.fixture
-def disks(tmp_path: Path) -> Iterator[dict[str, Path]]:
+def disks(tmp_path: Path, shelf) -> Iterator[dict[str, Path]]:
+    """The three disks, holding START_DATE as `dmf run --as-of START_DATE` left it (the simulator's default registry)."""
     with ExitStack() as stack:
-        yield {name: stack.enter_context(tmpfs(tmp_path / name, "96m")) for name in ("warehouse", "state", "reports")}
+        mounted = {
+            name: stack.enter_context(tmpfs(tmp_path / name, "96m")) for name in ("warehouse", "state", "reports")
+        }
+        stack.enter_context(
+            placed(
+                shelf,
+                SMALL_FIRST_MORNING,
+                duckdb_path=mounted["warehouse"] / "dmf.duckdb",
+                state_dir=mounted["state"],
+                reports_dir=mounted["reports"],
+            )
+        )
+        yield mounted
 
 
 def _dmf(disks: dict[str, Path], base_url: str, *args: str) -> subprocess.CompletedProcess:
@@ -66,9 +85,10 @@ def _dmf(disks: dict[str, Path], base_url: str, *args: str) -> subprocess.Comple
 @pytest.mark.fault("the disk fills up")
 def test_a_full_disk_is_one_line_naming_it_and_the_next_run_recovers(disks, start_simulator, full, setting):
     """A full warehouse, state or reports disk: one line naming it and its free space, exit 1; the next run recovers with 0 duplicates."""
-    server = start_simulator(day=START_DATE)
-    assert _dmf(disks, server.base_url, "run", "--as-of", START_DATE.isoformat()).returncode == 0
-    server.set_day(DAY2)
+    settings = load_settings({"DMF_DUCKDB_PATH": str(disks["warehouse"] / "dmf.duckdb")})
+    assert query(settings, "select as_of_date, verdict from marts.dmf_loads") == [(START_DATE, "accepted")]
+    assert (disks["reports"] / f"dmf_daily_{START_DATE:%Y%m%d}.xlsx").is_file()
+    server = start_simulator(day=DAY2)
 
     filler = fill(disks[full])
     failed = _dmf(disks, server.base_url, "run", "--as-of", DAY2.isoformat())
@@ -92,7 +112,6 @@ def test_a_full_disk_is_one_line_naming_it_and_the_next_run_recovers(disks, star
     again = _dmf(disks, server.base_url, "run", "--as-of", DAY2.isoformat())
 
     assert again.returncode == 0, (again.stdout, again.stderr)
-    settings = load_settings({"DMF_DUCKDB_PATH": str(disks["warehouse"] / "dmf.duckdb")})
     assert query(settings, "select as_of_date, verdict from marts.dmf_loads order by 1") == [
         (START_DATE, "accepted"),
         (DAY2, "accepted"),

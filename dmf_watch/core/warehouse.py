@@ -22,7 +22,7 @@ import re
 import select
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -286,6 +286,29 @@ def connect(settings: Settings, *, read_only: bool = False) -> Iterator[Connecti
         return
     with duckdb.connect(str(settings.duckdb_path), read_only=read_only) as raw:
         yield Connection("duckdb", raw, schemas(settings))
+
+
+@contextmanager
+def held_open(settings: Settings) -> Iterator[None]:
+    """Keeps the embedded file's database open in this process for the length of the block.
+
+    dbt-duckdb closes the file whenever no node holds a connection (profiles.yml keeps
+    `keep_open: false`, so that the file is closed when a dbt command ends); between two nodes
+    that is a checkpoint, then the catalog read again for the next node: about a third of a
+    small build. DuckDB hands every `connect` of a file already open in the process the same
+    database (its instance cache), so while this connection lives, dbt's closes and opens are
+    only connections to it. Nothing runs on this connection. On PostgreSQL, or when the file is
+    not there or cannot be opened (dbt then meets the same fault and reports it its way), the block
+    runs as it would without."""
+    held = None
+    if settings.warehouse == "duckdb" and settings.duckdb_path.is_file():
+        with suppress(duckdb.Error):
+            held = duckdb.connect(str(settings.duckdb_path))
+    try:
+        yield
+    finally:
+        if held is not None:
+            held.close()
 
 
 class ServerLock:

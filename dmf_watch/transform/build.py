@@ -173,7 +173,8 @@ def invoke_dbt(
     ):
         from dbt.cli.main import dbtRunner
 
-        done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
+        with warehouse.held_open(settings):
+            done = dbtRunner(manifest=manifest, callbacks=[keep]).invoke(args)
     if isinstance(done.exception, KeyboardInterrupt):
         raise done.exception  # dbt cancelled its statements on it (dmf_watch.core.interrupts); the run stops here
     if done.exception is not None:

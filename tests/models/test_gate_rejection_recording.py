@@ -140,10 +140,10 @@ def test_a_rejection_that_cannot_be_recorded_fails_the_run_in_one_line_and_publi
     )
     settings = settings_in(tmp_path, project)
     registry = SyntheticRegistry(seed=5, size=1200, start_date=START)
+    # The accepted first day is the baseline, run in this process (the same daily job, on the same
+    # project copy and paths): only the run under test is `dmf` as cron starts it.
+    assert [o.exit_code for o in run_days(settings, registry, [(DAYS[0], None)], SERVICE_KEY)] == [0]
     with SimulatorServer(registry, service_key=SERVICE_KEY) as server:
-        server.set_day(DAYS[0])
-        first = dmf_on_copy(settings, server, "run", "--as-of", str(DAYS[0]))
-        assert first.returncode == 0, first.stderr
         server.set_day(DAYS[1])
         server.set_faults(IDENTITY_BREAK)
         rejected = dmf_on_copy(settings, server, "run", "--as-of", str(DAYS[1]))

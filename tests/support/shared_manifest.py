@@ -57,7 +57,9 @@ def sharing(invoke):
         if manifest is not None or command.split()[0] not in REUSING_COMMANDS or "--vars" in extra:
             return invoke(settings, command, *extra, manifest=manifest, **kwargs)
         key = parse_inputs(settings)
-        if key not in manifests:
+        if key in manifests:  # the least recently used goes first: the repository's own parse stays
+            manifests[key] = manifests.pop(key)
+        else:
             parsed = invoke(settings, "parse", "--no-write-json")
             if parsed.returncode != 0:  # the command itself parses and says what is wrong
                 return invoke(settings, command, *extra, **kwargs)

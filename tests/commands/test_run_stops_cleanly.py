@@ -203,7 +203,10 @@ def test_a_run_stopped_while_its_report_cannot_be_written_yet_ends_and_the_next_
     os.mkfifo(fifo)
     run = Run(env)
     run.wait_for("enrich")
-    time.sleep(1.0)
+    # Until the report's open of the FIFO blocks (no reader yet), not a fixed sleep: a weekly
+    # briefing or a loaded machine can keep the run in enrich past any fixed delay.
+    wchan = Path(f"/proc/{run.process.pid}/wchan")
+    wait_until(lambda: wchan.read_text() == "wait_for_partner")
     code, err = run.stop(how)
 
     if how == signal.SIGTERM:

@@ -294,10 +294,10 @@ def held_open(settings: Settings) -> Iterator[None]:
 
     dbt-duckdb closes the file whenever no node holds a connection (profiles.yml keeps
     `keep_open: false`, so that the file is closed when a dbt command ends); between two nodes
-    that is a checkpoint, then the catalog read again for the next node: about a third of a
-    small build. DuckDB hands every `connect` of a file already open in the process the same
-    database (its instance cache), so while this connection lives, dbt's closes and opens are
-    only connections to it. Nothing runs on this connection. On PostgreSQL, or when the file is
+    that is a checkpoint, then the catalog read again for the next node: about a sixth of a
+    small build's CPU (docs/tests-and-benchmarks.md). DuckDB hands every `connect` of a file
+    already open in the process the same database (its instance cache), so while this
+    connection lives, dbt's closes and opens are only connections to it. Nothing runs on this connection. On PostgreSQL, or when the file is
     not there or cannot be opened (dbt then meets the same fault and reports it its way), the block
     runs as it would without."""
     held = None

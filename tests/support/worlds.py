@@ -21,10 +21,11 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 from dmf_watch.core.config import Settings
+from dmf_watch.simulator.registry import DEFAULT_SEED, SyntheticRegistry
 from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl
 from support.real_days import two_days, with_cosmetic_watched_change
 from support.scenarios import DaysSource, run_days, settings_in
@@ -133,4 +134,21 @@ REAL_TWO_DAYS = World(
     _real_two_days,
     "the 367-record real sample as 2026-10-08 and its edited next day (support/real_days.py: a "
     "removed manufacturer, withdrawals, a new watched record, a cosmetic watched change)",
+)
+
+
+DEMO_DAYS_START = date(2026, 11, 30)
+DEMO_DAYS = tuple(DEMO_DAYS_START + timedelta(days=n) for n in range(5))
+
+
+def _demo_days(root: Path) -> None:
+    registry = SyntheticRegistry(seed=DEFAULT_SEED, start_date=DEMO_DAYS_START)
+    _replayed({as_of: registry.items_for(n + 1) for n, as_of in enumerate(DEMO_DAYS)}, root)
+
+
+DEMO_FIVE_DAYS = World(
+    "demo_five_days",
+    _demo_days,
+    "the registry `dmf demo` serves (the simulator's default seed and size) over its five days from "
+    f"{DEMO_DAYS_START}, without the demo's transient outage (its retries change no record)",
 )

@@ -13,7 +13,6 @@ reports; the children then run only the mornings under test.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import stat
 from collections.abc import Iterator
@@ -21,25 +20,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from dmf_watch.core.warehouse import reader_copy_path
-from support.mfds import SERVICE_KEY, START_DATE, small_registry
-from support.scenarios import run_days, settings_in
-from support.shelved import NOT_COPIED
-from support.worlds import Shelf, World
+from support.mfds import START_DATE, small_registry
+from support.scenarios import settings_in
+from support.worlds import Shelf, World, copy_writable, replayed
 
 
 def _first_morning(size: int):
     def build(root: Path) -> None:
         """START_DATE through the daily job as `dmf run --as-of START_DATE` runs it against a
         simulator serving `small_registry(size)` on that day: AI off, no destination."""
-        saved = {name: os.environ.pop(name, None) for name in ("DMF_AI_DISABLED", "DMF_NOTIFY_URLS")}
-        os.environ["DMF_AI_DISABLED"] = "1"
-        try:
-            outcomes = run_days(settings_in(root), small_registry(size), [(START_DATE, None)], SERVICE_KEY)
-        finally:
-            os.environ.pop("DMF_AI_DISABLED")
-            os.environ.update({name: value for name, value in saved.items() if value is not None})
-        if [(o.verdict, o.exit_code) for o in outcomes] != [("accepted", 0)]:
-            raise RuntimeError(f"the first morning did not pass: {[(o.verdict, o.reason) for o in outcomes]}")
+        replayed(root, small_registry(size), [START_DATE])
 
     return build
 
@@ -55,13 +45,6 @@ SMALL_300_FIRST_MORNING = World(
     _first_morning(300),
     "small_registry(300) served on START_DATE and run as of START_DATE: one accepted day, its report and its backup",
 )
-
-
-def _copy_into(source: Path, target: Path) -> None:
-    if source.is_dir():
-        shutil.copytree(source, target, ignore=NOT_COPIED, dirs_exist_ok=True)
-        for path in [target, *target.rglob("*")]:
-            path.chmod(path.stat().st_mode | stat.S_IWUSR)
 
 
 @contextmanager
@@ -86,8 +69,8 @@ def placed(
     ]:
         shutil.copyfile(source, target)
         target.chmod(target.stat().st_mode | stat.S_IWUSR)
-    _copy_into(built.state_dir, state_dir)
-    _copy_into(built.reports_dir, reports_dir)
+    copy_writable(built.state_dir, state_dir)
+    copy_writable(built.reports_dir, reports_dir)
     if backup_dir is not None:
         backup_dir.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(state_dir / "backups", backup_dir)

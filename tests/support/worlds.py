@@ -65,9 +65,7 @@ class Shelf:
 
     def copy(self, world: World, into: Path, **replaced) -> Settings:
         """A writable copy of `world` under `into`, and the settings that point at it."""
-        shutil.copytree(self.path(world), into, ignore=NOT_COPIED, dirs_exist_ok=True)
-        for path in [into, *into.rglob("*")]:
-            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        copy_writable(self.path(world), into)
         return dataclasses.replace(settings_in(into), **replaced) if replaced else settings_in(into)
 
     @contextmanager
@@ -97,17 +95,31 @@ def shelf_folder(basetemp: Path) -> Path:
     return (basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp) / "worlds"
 
 
-def _replayed(days: dict[date, list[dict]], root: Path) -> None:
-    """Each day through the real daily job, AI off and no destination, every day accepted."""
+def copy_writable(source: Path, target: Path) -> None:
+    """`source` copied into `target` (what a shared world never needs copied left out), every
+    file writable by its owner: a world is read-only, its copies are not."""
+    shutil.copytree(source, target, ignore=NOT_COPIED, dirs_exist_ok=True)
+    for path in [target, *target.rglob("*")]:
+        path.chmod(path.stat().st_mode | stat.S_IWUSR)
+
+
+def replayed(root: Path, source, days: list[date]) -> None:
+    """Each day of `source` (a DaysSource, or a registry the simulator serves) through the real
+    daily job into settings_in(root), AI off and no destination; raises unless every day was
+    accepted."""
     saved = {name: os.environ.pop(name, None) for name in ("DMF_AI_DISABLED", "DMF_NOTIFY_URLS")}
     os.environ["DMF_AI_DISABLED"] = "1"
     try:
-        outcomes = run_days(settings_in(root), DaysSource(days), [(day, None) for day in sorted(days)], SERVICE_KEY)
+        outcomes = run_days(settings_in(root), source, [(day, None) for day in days], SERVICE_KEY)
     finally:
         os.environ.pop("DMF_AI_DISABLED")
         os.environ.update({name: value for name, value in saved.items() if value is not None})
-    if [outcome.exit_code for outcome in outcomes] != [0] * len(days):
+    if [(o.verdict, o.exit_code) for o in outcomes] != [("accepted", 0)] * len(days):
         raise RuntimeError(f"a day of the world did not pass: {[(o.verdict, o.reason) for o in outcomes]}")
+
+
+def _replayed(days: dict[date, list[dict]], root: Path) -> None:
+    replayed(root, DaysSource(days), sorted(days))
 
 
 def _real_tails(root: Path) -> None:

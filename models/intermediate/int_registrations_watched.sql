@@ -1,7 +1,9 @@
 {#- Whether each record that is read (those of the latest load, and those events name) falls
     under the watchlist: its ingredient matched a watched ingredient, its applicant is watched
-    by name or BIZRNO, or one of its manufacturers contains a watched manufacturer name. watch_matches says how each term matched (the ingredient
-    match stage, or applicant / manufacturer), so a person can judge a transliteration match; watch_owners names who owns those terms. -#}
+    by name or BIZRNO, or one of its manufacturers contains a watched manufacturer name
+    (macro watch_flags, shared with int_registration_versions_watched). watch_matches says how
+    each term matched (the ingredient match stage, or applicant / manufacturer), so a person can
+    judge a transliteration match; watch_owners names who owns those terms. -#}
 
 {%- set latest_load = "select load_id from " ~ ref('int_loads_sequenced') ~ " order by load_seq desc limit 1" %}
 
@@ -43,61 +45,9 @@ ingredient_matches as (
 
 ),
 
-hits as (
-
-    select keyed.record_id, ingredient_matches.watch_term, ingredient_matches.match_stage
-    from keyed
-    inner join ingredient_matches
-        on keyed.ingredient_name_key = ingredient_matches.ingredient_name_key
-
-    union all
-
-    select keyed.record_id, terms.watch_term, 'applicant' as match_stage
-    from keyed
-    inner join terms
-        on terms.term_kind = 'applicant'
-        and (keyed.applicant_key = terms.term_key or keyed.applicant_bizrno_key = terms.term_key)
-
-    union all
-
-    select keyed.record_id, terms.watch_term, 'manufacturer' as match_stage
-    from keyed
-    inner join terms
-        on terms.term_kind = 'manufacturer'
-        and {{ dbt.position('terms.term_key', 'keyed.manufacturer_key') }} > 0
-
-),
-
-owners as (
-
-    select distinct
-        watch_term,
-        owner
-
-    from terms
-    where owner is not null
-
-),
-
 per_record as (
 
-    select
-        hits.record_id,
-        string_agg(
-            distinct {{ bytewise('hits.watch_term') }}, ', ' order by {{ bytewise('hits.watch_term') }}
-        ) as watch_terms,
-        string_agg(
-            distinct {{ bytewise("hits.watch_term || ' (' || hits.match_stage || ')'") }}, ', '
-            order by {{ bytewise("hits.watch_term || ' (' || hits.match_stage || ')'") }}
-        ) as watch_matches,
-        string_agg(
-            distinct {{ bytewise('owners.owner') }}, ', ' order by {{ bytewise('owners.owner') }}
-        ) as watch_owners
-
-    from hits
-    left join owners
-        on hits.watch_term = owners.watch_term
-    group by hits.record_id
+    {{ watch_flags('keyed', 'terms', 'ingredient_matches') }}
 
 )
 

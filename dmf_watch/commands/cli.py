@@ -49,6 +49,7 @@ COMMAND_MODULES = {
     "restore": "dmf_watch.commands.backup",
     "seeds": "dmf_watch.commands.seeds",
     "history": "dmf_watch.commands.history",
+    "registry": "dmf_watch.commands.registry",
     "status": "dmf_watch.commands.status",
     "explain-anomaly": "dmf_watch.commands.enrich",
     "proposals": "dmf_watch.commands.proposals",

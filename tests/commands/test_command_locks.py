@@ -25,6 +25,7 @@ RUN_BESIDE_A_MORNING = {
     "doctor": "reads, and checks the setup while a morning runs",
     "status": "reads, and tells what a running morning is doing",
     "history": "reads one registration's timeline",
+    "registry": "reads the registry of a past day",
     "seeds": "reads the seed CSV files, never the warehouse",
     "sim": "never opens the warehouse",
 }
@@ -37,6 +38,7 @@ ARGUMENTS = {
     "export-loads": ["{tmp}/export"],
     "seeds": ["check"],
     "history": ["--permit-no", "1"],
+    "registry": ["--as-of", "2026-10-01"],
     "proposals": ["list"],
     "sim": ["serve"],
 }

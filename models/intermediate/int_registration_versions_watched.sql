@@ -19,8 +19,10 @@ versions as (
 
 keyed as (
 
-    -- the record each version starts with, carrying the comparison keys the watchlist matches
-    select
+    -- the record each version starts with, carrying the comparison keys the watchlist matches;
+    -- distinct: a row int_registrations_keyed holds twice is its own key test's to report (the
+    -- morning tests that table on its new loads only), not a second version here
+    select distinct
         versions.dmf_key,
         versions.version_no,
         records.record_id,

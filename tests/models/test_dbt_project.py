@@ -183,7 +183,8 @@ def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, 
     process = invoke_dbt(replayed, "test", "--select", "test_name:unique_combination_of_columns")
     passed = _results(replayed)
     assert process.returncode == 0, process.output[-2000:]
-    assert len(passed) == 10 and set(passed.values()) == {"pass"}  # 9 marts and int_registration_versions
+    # 10 marts, int_registration_versions and int_registration_versions_watched
+    assert len(passed) == 12 and set(passed.values()) == {"pass"}
 
     warehouse = tmp_path / "dmf.duckdb"
     shutil.copy(replayed.duckdb_path, warehouse)

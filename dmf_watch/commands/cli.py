@@ -50,6 +50,7 @@ COMMAND_MODULES = {
     "seeds": "dmf_watch.commands.seeds",
     "history": "dmf_watch.commands.history",
     "registry": "dmf_watch.commands.registry",
+    "evidence": "dmf_watch.commands.evidence",
     "status": "dmf_watch.commands.status",
     "explain-anomaly": "dmf_watch.commands.enrich",
     "proposals": "dmf_watch.commands.proposals",

@@ -77,6 +77,8 @@ def world(tmp_path_factory):
     finally:
         if saved is None:
             os.environ.pop("DMF_AI_DISABLED")
+        else:
+            os.environ["DMF_AI_DISABLED"] = saved
     assert [o.exit_code for o in outcomes] == [0, 0, 0, 2], [(o.verdict, o.reason) for o in outcomes]
     accepted = dmf(settings, "accept-load", "--as-of", str(DAYS[3]), "--by", ACCEPTED_BY, "--reason", "식약처 확인")
     assert accepted.returncode == 0, accepted.stderr

@@ -26,6 +26,7 @@ RUN_BESIDE_A_MORNING = {
     "status": "reads, and tells what a running morning is doing",
     "history": "reads one registration's timeline",
     "registry": "reads the registry of a past day",
+    "evidence": "reads one registration's events and writes files outside the warehouse",
     "seeds": "reads the seed CSV files, never the warehouse",
     "sim": "never opens the warehouse",
 }
@@ -39,6 +40,7 @@ ARGUMENTS = {
     "seeds": ["check"],
     "history": ["--permit-no", "1"],
     "registry": ["--as-of", "2026-10-01"],
+    "evidence": ["--permit-no", "1", "--out", "{tmp}/evidence"],
     "proposals": ["list"],
     "sim": ["serve"],
 }

@@ -237,3 +237,61 @@ def test_dmf_registry_gives_the_same_cells_on_both_engines_for_every_day(both_en
             # the gate rejected this day: the file says so and shows the day before
             assert "반영되지 않았습니다(거부)" in on_duckdb[1][0]
             assert (day - timedelta(days=1)).isoformat() in on_duckdb[1][0]
+
+
+def _evidence_files(settings: Settings, dmf_key: str, out: Path) -> dict[str, bytes]:
+    from dmf_watch.reports.evidence import write_evidence
+
+    write_evidence(settings, out, dmf_key=dmf_key)
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+# What each run of `dmf evidence` carries that the run minted: ids of loads, clocks, the simulator's port.
+EVIDENCE_MINTED = {
+    "load_id",
+    "event_load_id",
+    "deciding_load_id",
+    "record_id",
+    "fetch_started_at",
+    "fetch_finished_at",
+    "decided_at",
+}
+
+
+def _unminted(document):
+    if isinstance(document, dict):
+        return {
+            k: ("http://127.0.0.1:PORT/" + v.split("/", 3)[3] if k == "url" and v.startswith("http") else _unminted(v))
+            for k, v in document.items()
+            if k not in EVIDENCE_MINTED
+        }
+    if isinstance(document, list):
+        return [_unminted(v) for v in document if not (isinstance(v, dict) and v.get("signal_id") in CLOCKED_SIGNALS)]
+    return document
+
+
+def test_dmf_evidence_writes_the_same_records_and_manifest_entries_on_both_engines(both_engines, tmp_path):
+    """A registration with several events (a renumbering and a comeback are in the synthetic
+    history): the record files are the same bytes on both engines and the manifest names them
+    with the same digests; the load, decision and event files are equal less what each run minted."""
+    (duck, _), (pg, _) = both_engines["synthetic", "duckdb"], both_engines["synthetic", "postgres"]
+    with warehouse.connect(duck, read_only=True) as con:
+        ((dmf_key, kinds),) = con.execute(
+            f"select dmf_key, count(distinct event_type) from {con.schemas.marts}.dmf_events "
+            "group by dmf_key order by count(distinct event_type) desc, count(*) desc, dmf_key limit 1"
+        ).fetchall()
+    assert kinds >= 2
+    on_duckdb = _evidence_files(duck, dmf_key, tmp_path / "duckdb")
+    on_postgres_ = _evidence_files(pg, dmf_key, tmp_path / "postgres")
+    assert sorted(on_postgres_) == sorted(on_duckdb)
+    records = sorted(name for name in on_duckdb if "/record_" in name)
+    assert len(records) >= 2
+    assert {name: on_postgres_[name] for name in records} == {name: on_duckdb[name] for name in records}
+    entries = {
+        engine: dict(line.split("  ", 1)[::-1] for line in files["SHA256SUMS"].decode().splitlines())
+        for engine, files in (("duckdb", on_duckdb), ("postgres", on_postgres_))
+    }
+    assert {n: entries["postgres"][n] for n in records} == {n: entries["duckdb"][n] for n in records}
+    for name in sorted(on_duckdb):
+        if name.endswith(".json") and "/record_" not in name:
+            assert _unminted(json.loads(on_postgres_[name])) == _unminted(json.loads(on_duckdb[name])), name

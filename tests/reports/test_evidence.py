@@ -2,7 +2,7 @@
 
 One small world of four real days (the 367-record MFDS sample): record X (a real record whose
 manufacturer text ends in CR/LF) is absent on day 1, listed on day 2 (NEW), changed on day 3
-(CHANGED), gone on day 4 (WITHDRAWN) with four other records, so the withdrawn_share gate rejects
+(CHANGED, renumbered at the same time), gone on day 4 (WITHDRAWN) with four other records, so the withdrawn_share gate rejects
 day 4 and a person accepts it with `dmf accept-load`. The files are checked against what the
 simulator served and against the raw tables read here, never against the command's own output.
 """
@@ -33,12 +33,13 @@ DAYS = [date(2026, 10, 5), date(2026, 10, 6), date(2026, 10, 7), date(2026, 10, 
 X_INDEX = 12  # 20050831-18-C-99-04: MNFCTR_NAME and MNFCTR_PLACE end in "\r\n"
 ALSO_WITHDRAWN_ON_DAY_4 = (300, 301, 302, 303)  # 5 of 367 withdrawn > 1%: the gate fires
 ACCEPTED_BY = "김검토"
+RENUMBERED = "20261007-18-C-901-04"  # day 3 gives X a new number along with the manufacturer edit
 
 
 def served_days() -> dict[date, list[dict]]:
     sample = read_jsonl(REAL_DATA_DIR / "sample_2026-10-08.jsonl")
     x = sample[X_INDEX]
-    changed = dict(x, MNFCTR_NAME="Sterling Pharma Ringaskiddy Limited\r\n")
+    changed = dict(x, DMF_PERMIT_NO=RENUMBERED, MNFCTR_NAME="Sterling Pharma Ringaskiddy Limited\r\n")
     day_1 = [r for i, r in enumerate(sample) if i != X_INDEX]
     day_2 = list(sample)
     day_3 = [changed if i == X_INDEX else r for i, r in enumerate(sample)]
@@ -153,7 +154,6 @@ def test_the_manifest_verifies_with_sha256sum_and_catches_an_edit(world, tmp_pat
 
 def test_every_record_file_is_the_raw_layers_record_as_served(world):
     settings, days, out, _ = world
-    permit_no = days[DAYS[1]][X_INDEX]["DMF_PERMIT_NO"]
     expected = {
         (f"{DAYS[1]}_NEW", "after"): (DAYS[1], days[DAYS[1]][X_INDEX]),
         (f"{DAYS[2]}_CHANGED", "before"): (DAYS[1], days[DAYS[1]][X_INDEX]),
@@ -162,7 +162,7 @@ def test_every_record_file_is_the_raw_layers_record_as_served(world):
     }
     for (folder, side), (as_of, served) in expected.items():
         data = (out / folder / f"record_{side}.json").read_bytes()
-        *values, position, page = raw_record(settings, as_of, permit_no)
+        *values, position, page = raw_record(settings, as_of, served["DMF_PERMIT_NO"])
         assert data == independent_json(values), (folder, side)
         # the served record, key order, CR/LF and all
         assert list(json.loads(data).items()) == list(served.items()), (folder, side)
@@ -235,3 +235,14 @@ def test_refusals_are_one_line_and_write_nothing(world, tmp_path):
         assert refused.returncode == 1 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
         assert not target.exists()
         assert not [p for p in tmp_path.iterdir()]
+
+
+def test_the_registration_is_found_by_its_old_and_its_new_number_and_by_its_dmf_key(world, tmp_path):
+    settings, days, out, _ = world
+    first = json.loads((out / f"{DAYS[1]}_NEW" / "event.json").read_text(encoding="utf-8"))
+    assert first["permit_no"] == days[DAYS[1]][X_INDEX]["DMF_PERMIT_NO"] != RENUMBERED
+    for args in (["--permit-no", RENUMBERED], ["--dmf-key", first["dmf_key"]]):
+        again = tmp_path / args[0].strip("-")
+        ran = dmf(settings, "evidence", *args, "--out", str(again))
+        assert ran.returncode == 0, ran.stderr
+        assert (again / "SHA256SUMS").read_bytes() == (out / "SHA256SUMS").read_bytes()

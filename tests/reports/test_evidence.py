@@ -1,10 +1,10 @@
 """`dmf evidence`: the raw records, loads and decisions behind every event of one registration.
 
 One small world of four real days (the 367-record MFDS sample): record X (a real record whose
-manufacturer text ends in CR/LF) is absent on day 1, listed on day 2 (NEW), changed on day 3
-(CHANGED, renumbered at the same time), gone on day 4 (WITHDRAWN) with four other records, so the withdrawn_share gate rejects
-day 4 and a person accepts it with `dmf accept-load`. The files are checked against what the
-simulator served and against the raw tables read here, never against the command's own output.
+manufacturer text ends in CR/LF) is absent on day 1, listed on day 2 (NEW), changed and renumbered
+on day 3 (CHANGED), gone on day 4 (WITHDRAWN) with four other records, so the withdrawn_share gate
+rejects day 4 and a person accepts it with `dmf accept-load`. The files are checked against what
+the simulator served and against the raw tables read here, never against the command's own output.
 """
 
 from __future__ import annotations

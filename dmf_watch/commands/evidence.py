@@ -8,7 +8,12 @@ from pathlib import Path
 
 from dmf_watch.commands.command import Command
 from dmf_watch.core.config import Settings
-from dmf_watch.reports.evidence import check_out, write_evidence
+from dmf_watch.pipelines.mfds.row_versions import row_hash
+from dmf_watch.pipelines.mfds.settings import COLUMN_NAMES, PAGE_SIZE, SOURCE_FIELDS, VERSIONS_TABLE
+from dmf_watch.reports.evidence import RawRecords, check_out, write_evidence
+
+# How the loader stores a record, for the files that reproduce it.
+RAW_RECORDS = RawRecords(SOURCE_FIELDS, COLUMN_NAMES, VERSIONS_TABLE, row_hash, PAGE_SIZE)
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +28,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> None:
 
 
 def _evidence(args: argparse.Namespace, settings: Settings) -> int:
-    evidence = write_evidence(settings, args.out, permit_no=args.permit_no, dmf_key=args.dmf_key)
+    evidence = write_evidence(settings, RAW_RECORDS, args.out, permit_no=args.permit_no, dmf_key=args.dmf_key)
     events = len({name.split("/")[0] for name in evidence.files if "/" in name})
     print(
         f"{args.out}: {len(evidence.files)} files for {events} event(s) of dmf_key {evidence.dmf_key}; "

@@ -15,7 +15,9 @@ derives: event -> record -> row version, load, page and position), a folder hold
 English) says what each file is and how to check it.
 
 Python only picks the rows of one registration; every fact is a column of a mart or of the raw
-layer. The files are built in memory, checked (row hashes, no service key) and written into a
+layer. How the loader stores a record (its fields, its table, its hash, its page size) is the
+loader's to say (dmf_watch/pipelines/mfds): the command hands it in as `RawRecords`, since the
+reports import no stage before them but enrich. The files are built in memory, checked (row hashes, no service key) and written into a
 folder beside DIR that is renamed to DIR at the end, so a refusal leaves nothing behind.
 """
 
@@ -26,7 +28,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -38,8 +40,6 @@ from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.core.errors import DmfError
 from dmf_watch.core.warehouse import Connection, table_exists
-from dmf_watch.pipelines.mfds.row_versions import row_hash
-from dmf_watch.pipelines.mfds.settings import COLUMN_NAMES, PAGE_SIZE, SOURCE_FIELDS, VERSIONS_TABLE
 
 LINEAGE_MART = "dmf_event_evidence"
 MANIFEST = "SHA256SUMS"
@@ -48,10 +48,22 @@ HASH_CHECK = "check_row_hash.py"
 SERVICE_KEY_PARAMETER = "servicekey"  # compared case-insensitively
 
 
-def record_json(values: Sequence[Any]) -> bytes:
+@dataclass(frozen=True)
+class RawRecords:
+    """How the loader stores a record: the API's field names in source order, their column names,
+    the versions table, the row hash and the page size of its requests."""
+
+    source_fields: Sequence[str]
+    columns: Sequence[str]
+    versions_table: str
+    row_hash: Callable[[Sequence[Any]], int]
+    page_size: int
+
+
+def record_json(raw: RawRecords, values: Sequence[Any]) -> bytes:
     """A raw record as the file holds it: the 9 source fields by their API names in source order,
     JSON with ensure_ascii=False (Korean stays readable), indented, one final newline."""
-    record = dict(zip(SOURCE_FIELDS, values, strict=True))
+    record = dict(zip(raw.source_fields, values, strict=True))
     return (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
@@ -85,13 +97,13 @@ def without_key(url: str | None) -> str | None:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def request_of(source_url: str | None, page_no: int | None) -> dict[str, Any]:
+def request_of(source_url: str | None, page_no: int | None, page_size: int) -> dict[str, Any]:
     """The request that listed a record, as the loader sends it, less the service key. A load
     imported from a dump (`dmf backfill`) has a file URL and no request."""
     url = without_key(source_url)
     if not url or not url.lower().startswith(("http://", "https://")) or page_no is None:
         return {"url": url, "note": "imported from a dump file (dmf backfill): no HTTP request"}
-    query = urlencode({"pageNo": page_no, "numOfRows": PAGE_SIZE, "type": "json"})
+    query = urlencode({"pageNo": page_no, "numOfRows": page_size, "type": "json"})
     return {
         "method": "GET",
         "url": f"{url}{'&' if urlsplit(url).query else '?'}{query}",
@@ -131,12 +143,12 @@ def _known_key(con: Connection, dmf_key: str) -> bool:
     return row is not None
 
 
-def _stored_records(con: Connection, hashes: Sequence[int]) -> dict[int, tuple[Any, ...]]:
+def _stored_records(con: Connection, raw: RawRecords, hashes: Sequence[int]) -> dict[int, tuple[Any, ...]]:
     if not hashes:
         return {}
     marks = ", ".join("?" for _ in hashes)
     found = con.execute(
-        f"select row_hash, {', '.join(COLUMN_NAMES)} from {con.schemas.raw}.{VERSIONS_TABLE} "
+        f"select row_hash, {', '.join(raw.columns)} from {con.schemas.raw}.{raw.versions_table} "
         f"where row_hash in ({marks})",
         list(hashes),
     ).fetchall()
@@ -198,7 +210,7 @@ def _decision(con: Connection, load_id: str, as_of: str) -> dict[str, Any]:
     }
 
 
-def _load(row: Mapping[str, Any]) -> dict[str, Any]:
+def _load(raw: RawRecords, row: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "as_of_date": row["record_as_of_date"],
         "load_id": row["record_load_id"],
@@ -209,12 +221,12 @@ def _load(row: Mapping[str, Any]) -> dict[str, Any]:
         "row_hash": row["row_hash"],
         "record_id": row["record_id"],
         "quarantined_record_replaced_by_last_good_version": bool(row["is_quarantined"]),
-        "request": request_of(row["source_url"], row["page_no"]),
-        "raw_table": f"mfds_raw.{VERSIONS_TABLE}",
+        "request": request_of(row["source_url"], row["page_no"], raw.page_size),
+        "raw_table": f"mfds_raw.{raw.versions_table}",
     }
 
 
-def gather(con: Connection, dmf_key: str) -> Evidence:
+def gather(con: Connection, raw: RawRecords, dmf_key: str) -> Evidence:
     """Every file of one registration's evidence, in memory, its row hashes checked."""
     lineage = _rows(
         con,
@@ -227,19 +239,19 @@ def gather(con: Connection, dmf_key: str) -> Evidence:
     )
     if not lineage:
         raise DmfError(f"registration {dmf_key} has no event since its first load; there is no evidence to write.")
-    records = _stored_records(con, sorted({int(row["row_hash"]) for row in lineage}))
+    records = _stored_records(con, raw, sorted({int(row["row_hash"]) for row in lineage}))
     files: dict[str, bytes] = {}
     events: list[str] = []
     for row in lineage:
         folder = f"{row['as_of_date']}_{row['event_type']}"
         values = records.get(int(row["row_hash"]))
-        if values is None or row_hash(values) != int(row["row_hash"]):
+        if values is None or raw.row_hash(values) != int(row["row_hash"]):
             raise DmfError(
                 f"the raw record {row['row_hash']} behind the {row['event_type']} of {row['as_of_date']} is missing "
                 "or does not match its row hash; nothing was written (run `dmf doctor`)."
             )
-        files[f"{folder}/record_{row['side']}.json"] = record_json(values)
-        files[f"{folder}/load_{row['side']}.json"] = _json(_load(row))
+        files[f"{folder}/record_{row['side']}.json"] = record_json(raw, values)
+        files[f"{folder}/load_{row['side']}.json"] = _json(_load(raw, row))
         if folder not in events:
             events.append(folder)
             files[f"{folder}/event.json"] = _json(
@@ -253,7 +265,7 @@ def gather(con: Connection, dmf_key: str) -> Evidence:
             )
             files[f"{folder}/decision.json"] = _json(_decision(con, row["event_load_id"], row["as_of_date"]))
     files[HASH_CHECK] = hash_check_script().encode("utf-8")
-    files[README] = readme(dmf_key, events).encode("utf-8")
+    files[README] = readme(raw, dmf_key, events).encode("utf-8")
     files[MANIFEST] = manifest(files).encode("utf-8")
     return Evidence(dmf_key, files)
 
@@ -297,7 +309,7 @@ sys.exit(1 if failed else 0)
 '''
 
 
-def readme(dmf_key: str, events: Sequence[str]) -> str:
+def readme(raw: RawRecords, dmf_key: str, events: Sequence[str]) -> str:
     listed = "\n".join(f"  {name}/" for name in events)
     return f"""DMF Watch 근거 자료 / evidence — dmf_key {dmf_key}
 
@@ -305,7 +317,7 @@ def readme(dmf_key: str, events: Sequence[str]) -> str:
 이 폴더는 한 등록(dmf_key {dmf_key})의 모든 이벤트(신규·변경·취하·재등록)에 대해 그 근거를 담습니다.
 이벤트마다 폴더 하나(날짜_이벤트):
 {listed}
-  record_after.json  이벤트 후 레코드(신규·변경·재등록): 원천 계층(mfds_raw.{VERSIONS_TABLE})에 저장된
+  record_after.json  이벤트 후 레코드(신규·변경·재등록): 원천 계층(mfds_raw.{raw.versions_table})에 저장된
                      그대로의 9개 필드(API 필드명, 원천 순서, null·빈 문자열·줄바꿈·공백 보존)를 JSON으로 쓴 것.
                      적재기는 HTTP 응답 바이트를 보관하지 않으므로 이것이 보관된 원본 레코드입니다.
   record_before.json 이벤트 전 레코드(변경·취하: 직전 승인 적재에 마지막으로 실린 레코드).
@@ -322,7 +334,7 @@ def readme(dmf_key: str, events: Sequence[str]) -> str:
 This folder holds, for every event (NEW, CHANGED, WITHDRAWN, REINSTATED) of registration
 {dmf_key}, the proof behind it. One folder per event (date_EVENT), listed above:
   record_after.json  the record after the event (NEW, CHANGED, REINSTATED) exactly as the raw layer
-                     stores it (mfds_raw.{VERSIONS_TABLE}): the 9 fields by their API names in source
+                     stores it (mfds_raw.{raw.versions_table}): the 9 fields by their API names in source
                      order, nulls, empty strings, CR/LF and spaces kept, as JSON. The loader keeps no
                      HTTP response bytes; this is the stored record.
   record_before.json the record before the event (CHANGED, WITHDRAWN: the last record listed).
@@ -375,7 +387,7 @@ def write(evidence: Evidence, out: Path) -> None:
 
 
 def write_evidence(
-    settings: Settings, out: Path, *, permit_no: str | None = None, dmf_key: str | None = None
+    settings: Settings, raw: RawRecords, out: Path, *, permit_no: str | None = None, dmf_key: str | None = None
 ) -> Evidence:
     """What `dmf evidence` does; any refusal is a DmfError (one line, exit 1) before a file is written."""
     check_out(out)
@@ -399,7 +411,7 @@ def write_evidence(
             key = (dmf_key or "").strip()
             if not _known_key(con, key):
                 raise DmfError(f"no registration has the dmf key {dmf_key!r}; find it with `dmf history`.")
-        evidence = gather(con, key)
+        evidence = gather(con, raw, key)
     secret = os.environ.get("MFDS_SERVICE_KEY")
     if secret and any(secret.encode("utf-8") in data for data in evidence.files.values()):
         raise DmfError("the evidence would contain the service key; nothing was written (report this).")

@@ -240,9 +240,10 @@ def test_dmf_registry_gives_the_same_cells_on_both_engines_for_every_day(both_en
 
 
 def _evidence_files(settings: Settings, dmf_key: str, out: Path) -> dict[str, bytes]:
+    from dmf_watch.commands.evidence import RAW_RECORDS
     from dmf_watch.reports.evidence import write_evidence
 
-    write_evidence(settings, out, dmf_key=dmf_key)
+    write_evidence(settings, RAW_RECORDS, out, dmf_key=dmf_key)
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 

@@ -40,6 +40,8 @@ MART = "dmf_registry_versions"
 SHEET = "등록현황"
 
 COLUMNS: tuple[Col, ...] = (
+    # on every row, so a CSV (no title rows: a table a tool can read) still says which day it is
+    Col("반영일", "shown_day", "date", 11),
     Col("관심목록", "watch_label", "text", 8),
     Col("관심 키워드", "watch_terms", "text", 18),
     Col("담당", "watch_owners", "text", 10),
@@ -198,6 +200,7 @@ def registry_as_of(settings: Settings, asked: date) -> RegistryDay:
         )
     rows.sort(key=_sort_key)
     for row in rows:
+        row["shown_day"] = shown
         row["watch_label"] = "관심" if row["on_watchlist"] else None
         row["watch_matches_label"] = watch_matches_label(row["watch_matches"])
     return RegistryDay(asked, shown, load_id, why, rows)
@@ -234,14 +237,14 @@ def _csv_cell(value: Any) -> str:
 
 
 def _write_csv(day: RegistryDay, path: Path) -> None:
-    """UTF-8 with a BOM, so Korean Excel opens it as UTF-8; the same rows as the sheet. Written
+    """UTF-8 with a BOM, so Korean Excel opens it as UTF-8; the header and the same rows as the
+    sheet, without its title rows (the day shown is a column). Written
     beside the target and renamed, so a failure leaves no half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
         with tmp.open("w", encoding="utf-8-sig", newline="") as handle:
             out = csv.writer(handle)
-            out.writerows([[day.title], [day.note], [day.counts], []])
             out.writerow([col.header for col in COLUMNS])
             for row in day.rows:
                 out.writerow([_csv_cell(row.get(col.key)) for col in COLUMNS])

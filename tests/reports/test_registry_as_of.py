@@ -125,8 +125,9 @@ def test_csv_holds_the_same_cells_with_a_bom(shelf, tmp_path, monkeypatch, capsy
         assert csv_path.read_bytes().startswith(b"\xef\xbb\xbf")
         with csv_path.open(encoding="utf-8-sig", newline="") as handle:
             lines = list(csv.reader(handle))
-        header = lines[HEADER_ROW - 1]
-        table = [dict(zip(header, (cell or None for cell in line))) for line in lines[HEADER_ROW:]]
+        header = lines[0]  # a table a tool can read: no title rows
+        table = [dict(zip(header, (cell or None for cell in line))) for line in lines[1:]]
+        assert {row[HEADER["shown_day"]] for row in table} == {day.isoformat()}
         assert _listed(table) == _loaded(settings, day)
         _, sheet = _sheet(xlsx_path)
         as_text = [{k: (v.date().isoformat() if hasattr(v, "date") else v) for k, v in row.items()} for row in sheet]

@@ -3,14 +3,10 @@
     counts); the change is cosmetic when the comparison keys are equal.
 
     List fields (manufacturer, manufacture_place, countries) hold several entries joined by
-    commas. Their change is also described entry by entry, so a reader sees which manufacturer
-    left rather than two long strings:
-      1. split each side into pieces (list_pieces) and glue legal-form pieces back to the entry
-         they end (list_piece_is_suffix), giving the entries in order;
-      2. number repeated entries (two sites in one country), so entries compare as a multiset;
-      3. an entry of the old value with no equal entry in the new one was removed, and the
-         other way round added; change_detail says added, removed, replaced (both) or
-         reordered (neither).
+    commas. Their change is also described entry by entry (macros/field_changes.sql:
+    list_entry_diffs, change_kind, change_detail), so a reader sees which manufacturer left
+    rather than two long strings; dmf_registration_version_changes describes the change
+    between any two versions of a registration with the same macros.
 
     Incremental (macros/incremental_loads.sql): a run compares only the loads after the newest
     one held with the load before each. -#}
@@ -86,99 +82,9 @@ unpivoted as (
 
 ),
 
-list_sides as (
-
-    {%- for side, value in [('before', 'before_value'), ('after', 'after_value')] %}
-    select
-        load_id,
-        dmf_key,
-        field_name,
-        '{{ side }}' as side,
-        {{ list_pieces(value, 'field_name') }} as pieces
-    from unpivoted
-    where field_name in ({{ "'" ~ list_fields() | join("', '") ~ "'" }})
-        and before_key is distinct from after_key
-    {{ "union all" if not loop.last }}
-    {%- endfor %}
-
-),
-
-list_pieces as (
-
-    select
-        load_id,
-        dmf_key,
-        field_name,
-        side,
-        generate_subscripts(pieces, 1) as piece_position,
-        unnest(pieces) as piece
-    from list_sides
-
-),
-
-pieces_numbered as (
-
-    select
-        *,
-        sum(case when {{ list_piece_is_suffix('piece') }} then 0 else 1 end) over (
-            partition by load_id, dmf_key, field_name, side
-            order by piece_position
-            rows between unbounded preceding and current row
-        ) as entry_position
-    from list_pieces
-
-),
-
-entries as (
-
-    select
-        load_id,
-        dmf_key,
-        field_name,
-        side,
-        entry_position,
-        string_agg(piece, ',' order by piece_position) as entry
-    from pieces_numbered
-    group by load_id, dmf_key, field_name, side, entry_position
-
-),
-
-entries_counted as (
-
-    select
-        *,
-        row_number() over (
-            partition by load_id, dmf_key, field_name, side, entry order by entry_position
-        ) as occurrence
-    from entries
-
-),
-
-unmatched_entries as (
-
-    select entries_counted.*
-    from entries_counted
-    left join entries_counted as other_side
-        on entries_counted.load_id = other_side.load_id
-        and entries_counted.dmf_key = other_side.dmf_key
-        and entries_counted.field_name = other_side.field_name
-        and entries_counted.side <> other_side.side
-        and entries_counted.entry = other_side.entry
-        and entries_counted.occurrence = other_side.occurrence
-    where other_side.entry is null
-
-),
-
 entry_diffs as (
 
-    select
-        load_id,
-        dmf_key,
-        field_name,
-        array_agg(entry order by entry_position) filter (where side = 'before') as removed_entries,
-        array_agg(entry order by entry_position) filter (where side = 'after') as added_entries
-    from unmatched_entries
-    group by load_id, dmf_key, field_name
+    {{ list_entry_diffs('unpivoted', ['load_id', 'dmf_key']) }}
 
 ),
 
@@ -193,23 +99,11 @@ classified as (
         unpivoted.field_name,
         unpivoted.before_value,
         unpivoted.after_value,
-        case
-            when (before_key is not distinct from after_key) then 'cosmetic'
-            else 'substantive'
-        end as change_kind,
-        case
-            when (before_key is not distinct from after_key) then 'cosmetic'
-            when unpivoted.field_name = 'permit_no' and before_value is null then 'assigned'
-            when unpivoted.field_name = 'permit_no' and after_value is null then 'removed'
-            when unpivoted.field_name = 'permit_no' then 'renumbered'
-            when unpivoted.field_name not in ({{ "'" ~ list_fields() | join("', '") ~ "'" }})
-                then 'modified'
-            when removed_entries is not null and added_entries is not null
-                then 'replaced'
-            when removed_entries is not null then 'removed'
-            when added_entries is not null then 'added'
-            else 'reordered'
-        end as change_detail,
+        {{ change_kind('before_key', 'after_key') }} as change_kind,
+        {{ change_detail(
+            'unpivoted.field_name', 'before_value', 'after_value', 'before_key', 'after_key',
+            'removed_entries', 'added_entries'
+        ) }} as change_detail,
         entry_diffs.removed_entries,
         entry_diffs.added_entries
 

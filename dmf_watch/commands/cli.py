@@ -51,6 +51,7 @@ COMMAND_MODULES = {
     "history": "dmf_watch.commands.history",
     "registry": "dmf_watch.commands.registry",
     "evidence": "dmf_watch.commands.evidence",
+    "changes": "dmf_watch.commands.changes",
     "status": "dmf_watch.commands.status",
     "explain-anomaly": "dmf_watch.commands.enrich",
     "proposals": "dmf_watch.commands.proposals",

@@ -123,40 +123,44 @@ def resolve_span(con: Connection, since: date, until: date | None) -> Span:
     return Span(since, until, day_at(since), day_at(until) if until else latest)
 
 
-def _valid(prefix: str, param: str = "?") -> str:
-    return (
-        f"({prefix}_valid_from is null or {prefix}_valid_from <= {param})"
-        f" and ({prefix}_valid_to is null or {param} < {prefix}_valid_to)"
-    )
+def _conditions(span: Span, filters: Filters, pair: str = "") -> tuple[list[str], list[Any]]:
+    """The where clauses (and their parameters) that pick, from dmf_registration_span_changes
+    (aliased `pair` when given), the pair valid on the span's two days and the filters' rows."""
+    p = f"{pair}." if pair else ""
+
+    def valid(side: str) -> str:
+        return (
+            f"({p}{side}_valid_from is null or {p}{side}_valid_from <= ?)"
+            f" and ({p}{side}_valid_to is null or ? < {p}{side}_valid_to)"
+        )
+
+    def contains(column: str) -> str:
+        return (
+            f"(position(lower(?) in lower(coalesce({p}from_{column}, ''))) > 0"
+            f" or position(lower(?) in lower(coalesce({p}to_{column}, ''))) > 0)"
+        )
+
+    where = [valid("from"), valid("to")]
+    params: list[Any] = [span.since_day, span.since_day, span.until_day, span.until_day]
+    if filters.ingredient:
+        where.append(contains("ingredient_name"))
+        params += [filters.ingredient.strip()] * 2
+    if filters.applicant:
+        text, bizrno = filters.applicant.strip(), filters.applicant.strip().replace("-", "")
+        where.append(f"({contains('applicant')} or {p}from_applicant_bizrno = ? or {p}to_applicant_bizrno = ?)")
+        params += [text, text, bizrno, bizrno]
+    if filters.manufacturer:
+        where.append(contains("manufacturer"))
+        params += [filters.manufacturer.strip()] * 2
+    if filters.watchlist:
+        where.append(f"{p}on_watchlist")
+    return where, params
 
 
 def span_rows(con: Connection, span: Span, filters: Filters) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(one row per registration that changed over the span, one row per changed field)."""
     marts = con.schemas.marts
-    where = [_valid("from"), _valid("to")]
-    params: list[Any] = [span.since_day, span.since_day, span.until_day, span.until_day]
-    if filters.ingredient:
-        where.append(
-            "(position(lower(?) in lower(coalesce(from_ingredient_name, ''))) > 0"
-            " or position(lower(?) in lower(coalesce(to_ingredient_name, ''))) > 0)"
-        )
-        params += [filters.ingredient.strip()] * 2
-    if filters.applicant:
-        text, bizrno = filters.applicant.strip(), filters.applicant.strip().replace("-", "")
-        where.append(
-            "(position(lower(?) in lower(coalesce(from_applicant, ''))) > 0"
-            " or position(lower(?) in lower(coalesce(to_applicant, ''))) > 0"
-            " or from_applicant_bizrno = ? or to_applicant_bizrno = ?)"
-        )
-        params += [text, text, bizrno, bizrno]
-    if filters.manufacturer:
-        where.append(
-            "(position(lower(?) in lower(coalesce(from_manufacturer, ''))) > 0"
-            " or position(lower(?) in lower(coalesce(to_manufacturer, ''))) > 0)"
-        )
-        params += [filters.manufacturer.strip()] * 2
-    if filters.watchlist:
-        where.append("on_watchlist")
+    where, params = _conditions(span, filters)
     rows = _fetch(
         con,
         f"""
@@ -166,6 +170,7 @@ def span_rows(con: Connection, span: Span, filters: Filters) -> tuple[list[dict[
     """,
         params,
     )
+    pair_where, pair_params = _conditions(span, filters, "pair")
     fields = _fetch(
         con,
         f"""
@@ -177,10 +182,10 @@ def span_rows(con: Connection, span: Span, filters: Filters) -> tuple[list[dict[
             on pair.dmf_key = field.dmf_key
             and pair.from_version_no = field.from_version_no
             and pair.to_version_no = field.to_version_no
-        where pair.net_change = 'CHANGED' and {" and ".join(where)}
+        where pair.net_change = 'CHANGED' and {" and ".join(pair_where)}
         order by field.dmf_key, field.severity_rank, field.field_name
     """,
-        params,
+        pair_params,
     )
     by_key: dict[str, list[dict[str, Any]]] = {}
     for field in fields:

@@ -296,3 +296,25 @@ def test_dmf_evidence_writes_the_same_records_and_manifest_entries_on_both_engin
     for name in sorted(on_duckdb):
         if name.endswith(".json") and "/record_" not in name:
             assert _unminted(json.loads(on_postgres_[name])) == _unminted(json.loads(on_duckdb[name])), name
+
+
+def test_dmf_changes_over_the_whole_span_gives_the_same_cells_on_both_engines(both_engines, tmp_path):
+    """`dmf changes` over each history's whole span (the synthetic one holds a renumbering, a
+    reinstatement and a gate-rejected day): the same workbook cells on DuckDB and PostgreSQL."""
+    from dmf_watch.reports.changes import Filters, write_changes
+    from support.real_days import DAY_1
+
+    for history, since in (("synthetic", START), ("real", DAY_1)):
+        sheets = {}
+        for engine in ("duckdb", "postgres"):
+            settings, _ = both_engines[history, engine]
+            path, span, count = write_changes(settings, since, None, tmp_path / f"{history}_{engine}.xlsx", Filters())
+            assert count > 0 and span.since_day == since
+            book = openpyxl.load_workbook(path, read_only=True)
+            sheets[engine] = {
+                name: [list(row) for row in book[name].iter_rows(values_only=True)] for name in book.sheetnames
+            }
+        assert sheets["postgres"] == sheets["duckdb"], history
+        kinds = {row[1] for row in sheets["duckdb"]["전체 변경"][4:]}
+        if history == "synthetic":
+            assert "재등장" in kinds or "취하 후 재등장(내용 같음)" in kinds, kinds

@@ -163,16 +163,18 @@ def test_bad_spans_are_refused_in_one_line_and_write_nothing(shelf, tmp_path, mo
         point_dmf_at(monkeypatch, tmp_path / "w")
         out = tmp_path / "x.xlsx"
         future = (date.today() + timedelta(days=30)).isoformat()
-        assert "before the first accepted load" in refused(capsys, ["changes", "--since", "2026-10-01", "--out", str(out)])
+        assert "before the first accepted load" in refused(
+            capsys, ["changes", "--since", "2026-10-01", "--out", str(out)]
+        )
         assert "is before --since" in refused(
             capsys, ["changes", "--since", "2026-10-09", "--until", "2026-10-08", "--out", str(out)]
         )
-        assert "after today" in refused(capsys, ["changes", "--since", "2026-10-08", "--until", future, "--out", str(out)])
+        assert "after today" in refused(
+            capsys, ["changes", "--since", "2026-10-08", "--until", future, "--out", str(out)]
+        )
         blocked = tmp_path / "blocked"
         blocked.write_text("a file, not a directory")
-        assert "cannot write" in refused(
-            capsys, ["changes", "--since", "2026-10-08", "--out", str(blocked / "x.xlsx")]
-        )
+        assert "cannot write" in refused(capsys, ["changes", "--since", "2026-10-08", "--out", str(blocked / "x.xlsx")])
         assert not out.exists() and not list(tmp_path.glob("*.tmp"))
 
 
@@ -229,7 +231,5 @@ def test_a_change_undone_and_a_withdrawal_undone_are_shown_as_such(back_and_fort
     assert any(row[5] == WATCHED_WITHDRAWN for row in actions)
     assert WATCHED_TWO_SITES  # the sample's other watched registration is unchanged: no row
     assert not any(
-        key
-        for key, (kind, _) in whole.items()
-        if key not in (key_of[UNWATCHED_CHANGED], key_of[WATCHED_WITHDRAWN])
+        key for key, (kind, _) in whole.items() if key not in (key_of[UNWATCHED_CHANGED], key_of[WATCHED_WITHDRAWN])
     )

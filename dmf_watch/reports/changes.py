@@ -25,10 +25,10 @@ from dmf_watch.reports.actions import ACTION_SEVERITIES, describe_change
 from dmf_watch.reports.layout import (
     CHANGE_KIND_LABEL,
     FIELD_LABEL,
-    SEVERITY_LABEL,
     Col,
     Formats,
     print_setup,
+    quarantine,
     workbook,
     write_sheet_title,
     write_table,
@@ -318,7 +318,8 @@ def write_xlsx(path: Path, span: Span, rows: Sequence[Mapping[str, Any]]) -> Non
 
 def write_csv(path: Path, span: Span, rows: Sequence[Mapping[str, Any]]) -> None:
     """One row per registration-field (a registration without field rows: one row, field empty),
-    UTF-8 with a BOM so Excel reads the Korean."""
+    UTF-8 with a BOM so Excel reads the Korean; every value passes the report's quarantine (a
+    registry value that starts like a formula is escaped, as in the workbook)."""
     tmp = path.with_name(path.name + ".tmp")
     dates = {
         "since": span.since.isoformat(),
@@ -326,16 +327,23 @@ def write_csv(path: Path, span: Span, rows: Sequence[Mapping[str, Any]]) -> None
         "since_day": span.since_day.isoformat(),
         "until_day": span.until_day.isoformat(),
     }
-    with open(tmp, "w", encoding="utf-8-sig", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow([header for header, _ in CSV_COLUMNS])
-        for row in rows:
-            for field in row["fields"] or [{}]:
-                merged = {**dates, **row, **{k: v for k, v in field.items() if k not in ("severity", "rationale_ko")}}
-                if field:
-                    merged["severity"], merged["rationale_ko"] = field["severity"], field["rationale_ko"]
-                writer.writerow(["" if merged.get(key) is None else str(merged[key]) for _, key in CSV_COLUMNS])
-    tmp.replace(path)
+    try:
+        with open(tmp, "w", encoding="utf-8-sig", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow([header for header, _ in CSV_COLUMNS])
+            for row in rows:
+                for field in row["fields"] or [{}]:
+                    merged = {
+                        **dates,
+                        **row,
+                        **{k: v for k, v in field.items() if k not in ("severity", "rationale_ko")},
+                    }
+                    if field:
+                        merged["severity"], merged["rationale_ko"] = field["severity"], field["rationale_ko"]
+                    writer.writerow([quarantine(merged.get(key)) for _, key in CSV_COLUMNS])
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_changes(
@@ -362,4 +370,4 @@ def write_changes(
     return path, span, len(rows)
 
 
-__all__ = ["Filters", "Span", "NET_CHANGE_LABEL", "SEVERITY_LABEL", "write_changes", "span_rows", "resolve_span"]
+__all__ = ["Filters", "Span", "NET_CHANGE_LABEL", "write_changes", "span_rows", "resolve_span"]

@@ -29,7 +29,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def _changes(args: argparse.Namespace, settings: Settings) -> int:
     filters = Filters(args.ingredient, args.applicant, args.manufacturer, args.watchlist)
     path, span, count = write_changes(settings, args.since, args.until, args.out, filters)
-    print(f"{span.title}: {count} registrations -> {path}")
+    print(span.title)
+    print(f"{path}: 등록 {count:,}건")
     return 0
 
 

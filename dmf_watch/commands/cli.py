@@ -99,7 +99,7 @@ def check_base_url(settings: Settings) -> None:
 def _validate(args: argparse.Namespace, command: Command, settings: Settings) -> None:
     """Every input a command uses, refused in one line before anything connects or writes."""
     if getattr(args, "as_of", None) is not None:
-        check_as_of(args.as_of, future_allowed=command.future_dates)
+        check_as_of(args.as_of, future_allowed=command.future_dates, live_load=command.live_load)
     if command.live_load:
         check_base_url(settings)
     if command.check:

@@ -162,20 +162,24 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
-def check_as_of(as_of: date, *, future_allowed: bool = False) -> None:
+def check_as_of(as_of: date, *, future_allowed: bool = False, live_load: bool = False, option: str = "--as-of") -> None:
     """A logical date outside 2000-01-01..today (Seoul) is a typo: refused before anything runs.
-    `future_allowed`: for withdrawing a day a wrong clock stored (`dmf reject-load`)."""
+    `future_allowed`: for withdrawing a day a wrong clock stored (`dmf reject-load`). `live_load`:
+    the command loads today's list, so the refusal says why a load cannot be of a later day; a
+    command that reads the warehouse says that no later day is in it."""
     today = today_in_seoul()
     if as_of < EARLIEST_AS_OF:
         raise ConfigError(
-            f"--as-of {as_of.isoformat()} is before {EARLIEST_AS_OF.isoformat()}; "
+            f"{option} {as_of.isoformat()} is before {EARLIEST_AS_OF.isoformat()}; "
             "the MFDS DMF list has no data that old (use YYYY-MM-DD)."
         )
     if as_of > today and not future_allowed:
-        raise ConfigError(
-            f"--as-of {as_of.isoformat()} is after today in Seoul ({today.isoformat()}); "
+        why = (
             "the live API serves only today's list, so a load can only be of today or a past day."
+            if live_load
+            else "no load is of a later day, so there is nothing to show for it."
         )
+        raise ConfigError(f"{option} {as_of.isoformat()} is after today in Seoul ({today.isoformat()}); {why}")
 
 
 def check_directory(name: str, path: Path) -> None:

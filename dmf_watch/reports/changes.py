@@ -96,9 +96,9 @@ def _fetch(con: Connection, sql: str, params: Sequence[Any]) -> list[dict[str, A
 def resolve_span(con: Connection, since: date, until: date | None) -> Span:
     """The accepted days the span compares; a date before the first accepted load, an until
     before since, or a future date is a DmfError (one line)."""
-    for asked in (since, until):
+    for option, asked in (("--since", since), ("--until", until)):
         if asked is not None:
-            check_as_of(asked)
+            check_as_of(asked, option=option)
     if until is not None and until < since:
         raise DmfError(
             f"--until {until.isoformat()} is before --since {since.isoformat()}; give the earlier date first."

@@ -40,7 +40,11 @@ def test_tomorrow_in_seoul_is_refused_for_every_dated_command(env, no_network, c
     tomorrow = (today_in_seoul() + timedelta(days=1)).isoformat()
     for command in ("run", "load", "report", "build", "enrich"):
         assert "after today in Seoul" in refused(capsys, [command, "--as-of", tomorrow])
-    assert "the live API serves only today's list" in refused(capsys, ["run", "--as-of", tomorrow])
+    for command in ("run", "load"):
+        assert "the live API serves only today's list" in refused(capsys, [command, "--as-of", tomorrow])
+    for command in ("report", "registry", "status"):  # reading commands speak of the warehouse, not the API
+        err = refused(capsys, [command, "--as-of", tomorrow])
+        assert "no load is of a later day" in err and "API" not in err
     assert not (env / "data" / "dmf.duckdb").exists()
     assert no_network == []
 

@@ -10,7 +10,8 @@ build is the work of one new day as in production).
 Per checkpoint it prints the build's wall time, the warehouse file size, and the rows the build
 wrote (dbt-duckdb reports no rows_affected for models, so: every row of each table model it
 rebuilt, the rows each incremental model gained, the seeds' rows) and the three nodes that took
-longest (run_results.json, so a slow morning names its model); then the biggest tables at the last
+longest (run_results.json, so a slow morning names its model), and with `--nodes` the time of each
+model named (a before/after of a few models); then the biggest tables at the last
 checkpoint (sizes estimated from DuckDB's storage_info: segment offsets in its 256 KiB blocks);
 last line: the last checkpoint's build time over day 2's. `--warehouse postgres` runs the same on
 the PostgreSQL server the libpq variables name, in schemas prefixed `bench_` (dropped first;
@@ -20,6 +21,7 @@ dbt of another checkout (e.g. `git archive` of an older commit) for a before/aft
 
 Run:  python benchmarks/bench_history.py [--days 365] [--checkpoints 2,30,90,180,365]
           [--size 9200] [--warehouse duckdb|postgres] [--project DIR] [--load-only] [--keep DIR]
+          [--nodes MODEL,...]
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--keep", type=Path, default=None, help="keep the warehouse in this dir (default: a temp dir)")
     parser.add_argument("--top", type=int, default=12, help="tables listed at the last checkpoint")
     parser.add_argument("--warehouse", choices=("duckdb", "postgres"), default="duckdb")
+    parser.add_argument(
+        "--nodes",
+        default="",
+        help="comma-separated models whose execution time each checkpoint prints too (a before/after of a few)",
+    )
     return parser.parse_args()
 
 
@@ -186,6 +193,17 @@ def slowest_nodes(target: Path, count: int = 3) -> str:
     return ", ".join(f"{r['unique_id'].split('.')[-1]} {r['execution_time']:.1f}" for r in results[:count])
 
 
+def node_times(target: Path, names: list[str]) -> str:
+    """The execution time of the named models in the last build (run_results.json); `-` if not run."""
+    results_path = target / "run_results.json"
+    if not names or not results_path.exists():
+        return ""
+    results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
+    times = {r["unique_id"]: r.get("execution_time") or 0.0 for r in results if r["unique_id"].startswith("model.")}
+    by_name = {unique_id.split(".")[-1]: seconds for unique_id, seconds in times.items()}
+    return "; ".join(f"{name} {by_name[name]:.2f}" if name in by_name else f"{name} -" for name in names)
+
+
 def main() -> None:
     args = parse_args()
     project = (args.project or HERE).resolve()
@@ -216,6 +234,7 @@ def main() -> None:
     def sizes_of(settings: Any) -> dict[str, float]:
         return pg_table_sizes(warehouse, settings) if on_server else table_sizes(duckdb, settings.duckdb_path)
 
+    watched_nodes = [name.strip() for name in args.nodes.split(",") if name.strip()]
     checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if c.strip() and 0 < int(c) <= args.days})
     pre_builds = {c - 1 for c in checkpoints if c > 1} - set(checkpoints)
     registry = SyntheticRegistry(seed=DEFAULT_SEED, size=args.size)
@@ -268,6 +287,8 @@ def main() -> None:
                     print(f"day {day}: {built.summary()}")
             size = sum(sizes_of(settings).values()) / MIB if on_server else settings.duckdb_path.stat().st_size / MIB
             print(f"{day:>5} {seconds:>9.1f} {size:>14.1f} {rows:>15,} {load_s:>13.1f}  {slowest}", flush=True)
+            if chosen := node_times(target, watched_nodes):
+                print(f"{'':>5} {chosen}", flush=True)
         sizes = sizes_of(settings)
     print(f"\nbiggest tables at day {checkpoints[-1] if checkpoints else args.days} (MiB, estimated):")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1])[: args.top]:

@@ -18,8 +18,19 @@ import openpyxl
 import pytest
 
 from dmf_watch.commands.cli import main
-from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl
-from support.real_days import UNWATCHED_CHANGED, WATCHED_TWO_SITES, WATCHED_WITHDRAWN
+from support.mfds import REAL_DATA_DIR, SERVICE_KEY
+from support.real_days import (
+    DAY_1,
+    DAY_2,
+    NEW_WATCHED,
+    UNWATCHED_CHANGED,
+    UNWATCHED_WITHDRAWN,
+    WATCHED_COSMETIC,
+    WATCHED_TWO_SITES,
+    WATCHED_WITHDRAWN,
+    two_days,
+    with_cosmetic_watched_change,
+)
 from support.scenarios import DaysSource, point_dmf_at, query, run_days, settings_in
 from support.worlds import DEMO_DAYS, DEMO_FIVE_DAYS, REAL_TWO_DAYS
 
@@ -178,47 +189,69 @@ def test_bad_spans_are_refused_in_one_line_and_write_nothing(shelf, tmp_path, mo
         assert not out.exists() and not list(tmp_path.glob("*.tmp"))
 
 
+BACK_ON = date(2026, 10, 10)
+
+
 @pytest.fixture(scope="module")
-def back_and_forth(tmp_path_factory):
-    """Three real days: on day 2 a manufacturer is edited and a watched registration leaves the
-    list; on day 3 both are as on day 1 again."""
+def back_and_forth(shelf, tmp_path_factory):
+    """REAL_TWO_DAYS (support/real_days.py: on day 2 a manufacturer is edited, a watched and an
+    unwatched registration leave the list, a watched one loses a site, a watched one changes case
+    and a new one appears), then day 3 lists exactly day 1 again: every change of day 2 undone.
+    The two days are the shared world, copied; only day 3 is run here."""
     root = tmp_path_factory.mktemp("back_and_forth")
-    day_1 = read_jsonl(REAL_DATA_DIR / "sample_2026-10-08.jsonl")
-    day_2 = [
-        dict(r, MNFCTR_NAME="Edited Manufacturer GmbH") if r["DMF_PERMIT_NO"] == UNWATCHED_CHANGED else r
-        for r in day_1
-        if r["DMF_PERMIT_NO"] != WATCHED_WITHDRAWN
-    ]
-    days = {date(2026, 10, 8): day_1, date(2026, 10, 9): day_2, date(2026, 10, 10): day_1}
+    served = with_cosmetic_watched_change(two_days(REAL_DATA_DIR))
     saved = os.environ.pop("DMF_NOTIFY_URLS", None)
     os.environ["DMF_AI_DISABLED"] = "1"
     try:
-        outcomes = run_days(settings_in(root), DaysSource(days), [(d, None) for d in sorted(days)], SERVICE_KEY)
+        with shelf.copied(REAL_TWO_DAYS, root) as settings:
+            outcomes = run_days(settings, DaysSource({BACK_ON: served[DAY_1]}), [(BACK_ON, None)], SERVICE_KEY)
     finally:
         os.environ.pop("DMF_AI_DISABLED")
         if saved is not None:
             os.environ["DMF_NOTIFY_URLS"] = saved
-    assert [o.exit_code for o in outcomes] == [0, 0, 0]
-    return root
+    assert [o.exit_code for o in outcomes] == [0]
+    return root, served
 
 
 def test_a_change_undone_and_a_withdrawal_undone_are_shown_as_such(back_and_forth, tmp_path, monkeypatch):
-    point_dmf_at(monkeypatch, back_and_forth)
-    settings = settings_in(back_and_forth)
+    root, served = back_and_forth
+    point_dmf_at(monkeypatch, root)
+    settings = settings_in(root)
+    # what day 2 did to day 1's list, from the served records alone
+    day_1 = {r["DMF_PERMIT_NO"]: r for r in served[DAY_1]}
+    day_2 = {r["DMF_PERMIT_NO"]: r for r in served[DAY_2]}
+    touched = {number for number in day_1.keys() | day_2.keys() if day_1.get(number) != day_2.get(number)}
+    assert touched == {
+        UNWATCHED_CHANGED,
+        WATCHED_WITHDRAWN,
+        UNWATCHED_WITHDRAWN,
+        WATCHED_TWO_SITES,
+        WATCHED_COSMETIC,
+        NEW_WATCHED,
+    }
     key_of = dict(
         query(
             settings,
-            "select permit_no, dmf_key from marts.dmf_registration_history where permit_no in (?, ?)",
-            [UNWATCHED_CHANGED, WATCHED_WITHDRAWN],
+            f"select permit_no, dmf_key from marts.dmf_registration_history where permit_no in ({', '.join('?' * 6)})",
+            sorted(touched),
         )
     )
+    assert key_of.keys() == touched
     whole = changes(tmp_path, tmp_path / "whole.csv", "--since", "2026-10-08")
-    assert whole == composed_events(settings, date(2026, 10, 8), date(2026, 10, 10))
+    assert whole == composed_events(settings, DAY_1, BACK_ON)
     assert whole[key_of[UNWATCHED_CHANGED]] == ("CHANGED_BACK", {})
     assert whole[key_of[WATCHED_WITHDRAWN]] == ("WITHDRAWN_AND_BACK", {})
+    assert {number: whole[key_of[number]][0] for number in touched} == {
+        UNWATCHED_CHANGED: "CHANGED_BACK",
+        WATCHED_TWO_SITES: "CHANGED_BACK",
+        WATCHED_COSMETIC: "CHANGED_BACK",
+        WATCHED_WITHDRAWN: "WITHDRAWN_AND_BACK",
+        UNWATCHED_WITHDRAWN: "WITHDRAWN_AND_BACK",
+        NEW_WATCHED: "APPEARED_AND_WITHDRAWN",
+    }
     first = changes(tmp_path, tmp_path / "first.csv", "--since", "2026-10-08", "--until", "2026-10-09")
     kind, fields = first[key_of[UNWATCHED_CHANGED]]
-    assert kind == "CHANGED" and fields["manufacturer"][1] == "Edited Manufacturer GmbH"
+    assert kind == "CHANGED" and fields["manufacturer"][1] == "Another Manufacturer GmbH"
     assert first[key_of[WATCHED_WITHDRAWN]][0] == "WITHDRAWN"
     # the workbook names them in Korean; the watched withdrawal-and-return is an action
     assert main(["changes", "--since", "2026-10-08", "--out", str(tmp_path / "whole.xlsx")]) == 0
@@ -229,7 +262,5 @@ def test_a_change_undone_and_a_withdrawal_undone_are_shown_as_such(back_and_fort
     assert kinds[key_of[WATCHED_WITHDRAWN]] == "취하 후 재등장(내용 같음)"
     actions = [row for row in wb["조치항목"].iter_rows(min_row=5, values_only=True)]
     assert any(row[5] == WATCHED_WITHDRAWN for row in actions)
-    assert WATCHED_TWO_SITES  # the sample's other watched registration is unchanged: no row
-    assert not any(
-        key for key, (kind, _) in whole.items() if key not in (key_of[UNWATCHED_CHANGED], key_of[WATCHED_WITHDRAWN])
-    )
+    # a registration day 2 left alone (the other 360 or so, watched ones included) has no row
+    assert set(whole) == {key_of[number] for number in touched}

@@ -59,3 +59,21 @@
 {% macro postgres__without_nested_loops() -%}
     set local enable_nestloop = off
 {%- endmacro %}
+
+
+{% macro without_jit() -%}
+    {#- A pre-hook for a model measured to spend more time compiling its plan than running it:
+        PostgreSQL compiles a plan to machine code (JIT) once its estimated cost passes
+        `jit_above_cost`, and a recursive CTE or a CTE read several times is estimated at
+        thousands of times its rows (the planner keeps no statistics for either). A morning
+        reads one day's records, so the compile is seconds spent on a query of tenths. Each use
+        says what it measured. -#}
+    {{ return(adapter.dispatch('without_jit', 'dmf_watch')()) }}
+{%- endmacro %}
+
+{% macro default__without_jit() -%}
+{%- endmacro %}
+
+{% macro postgres__without_jit() -%}
+    set local jit = off
+{%- endmacro %}

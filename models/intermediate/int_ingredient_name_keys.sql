@@ -6,6 +6,11 @@
     skeleton (Hangul syllable arithmetic: a syllable is 0xAC00 + (lead * 21 + vowel) * 28 + tail;
     seed hangul_jamo_romanization maps each jamo). -#}
 
+{#- Without JIT on PostgreSQL: the romanization's joins are estimated at 343,000 rows for 1,960,
+    so PostgreSQL compiled the plan: 0.13 s of the model's 0.20 s at day 6 (EXPLAIN ANALYZE,
+    benchmarks/explain_models.py, issue 40). -#}
+{{ config(pre_hook="{{ without_jit() }}") }}
+
 with
 
 names as (

@@ -22,6 +22,11 @@
          either end (int_registration_versions_watched; an absent state carries the flag of
          the version that disappeared). -#}
 
+{#- Without JIT on PostgreSQL: the pairs self-join the states CTE, estimated at 396,124 rows for
+    9,271, so PostgreSQL compiled the plan: 0.23 s of the model's 0.50 s at day 6 (EXPLAIN ANALYZE,
+    benchmarks/explain_models.py, issue 40). -#}
+{{ config(pre_hook="{{ without_jit() }}") }}
+
 with
 
 history as (

@@ -2,7 +2,14 @@
 nothing behind: no process of it, a free warehouse, the attempt recorded, and a next run that
 exits 0. Real `dmf run` processes against the simulator on loopback; each stage is reached by
 real means (a slow server, dbt's start-up, a report file that cannot be written yet, a webhook
-that does not answer, an `agy` that does not answer)."""
+that does not answer, an `agy` that does not answer).
+
+No stage here is about an empty warehouse: a stop, a kill or a dripping server ends a morning the
+same way whether it is the first or a later one. Every test therefore starts from the session's
+copy of PREVIOUS_DAY (the `previous_day` fixture) and its children run DAY, a morning with a day
+before it as cron's mornings have, building no first morning (seeds and their tests) that no stage
+here needs; what they assert about the warehouse is about DAY's rows, or about the rows the
+children added to the copied ones."""
 
 from __future__ import annotations
 
@@ -144,9 +151,11 @@ def previous_day(tmp_path: Path, shelf) -> Iterator[None]:
 
 @pytest.mark.fault("SIGTERM or the run's deadline during the load (a slow server)")
 @pytest.mark.parametrize("stop", ["SIGTERM", "deadline"])
-def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehouse(tmp_path, start_simulator, stop):
+def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehouse(
+    tmp_path, start_simulator, previous_day, stop
+):
     """stopped while a page is arriving: one line, a failed attempt recorded, the alert raised; the next run exits 0"""
-    server = start_simulator(day=START_DATE, faults="slow:30")
+    server = start_simulator(day=DAY, faults="slow:30")
     env = environment(tmp_path, server.base_url, **({"DMF_RUN_DEADLINE_S": "3"} if stop == "deadline" else {}))
     run = Run(env)
     wait_until(lambda: lock_path(tmp_path / "data" / "dmf.duckdb").is_file())
@@ -163,9 +172,9 @@ def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehou
         "the load was not finished and nothing of it is used; the next run completes or discards what it stored "
         "and fetches again.\n"
     )
-    assert query(settings_of(tmp_path), "select fetch_status, reason from mfds_raw.load_runs") == [
-        ("failed", f"the fetch was stopped by {cause}")
-    ]
+    assert query(
+        settings_of(tmp_path), "select fetch_status, reason from mfds_raw.load_runs where as_of_date = ?", [DAY]
+    ) == [("failed", f"the fetch was stopped by {cause}")]
     assert [kind for kind, _ in alerts(tmp_path)] == ["run_failed"]
     assert "dmf run --as-of" in (tmp_path / "state" / "logs" / "dmf.log").read_text(encoding="utf-8")
     server.set_faults(None)
@@ -174,9 +183,13 @@ def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehou
 
 
 @pytest.mark.fault("SIGTERM during the build")
-def test_a_run_stopped_during_the_build_records_a_failed_build_and_the_next_run_builds_again(tmp_path, start_simulator):
+def test_a_run_stopped_during_the_build_records_a_failed_build_and_the_next_run_builds_again(
+    tmp_path, start_simulator, previous_day
+):
     """SIGTERM during dbt: one line, the build recorded as failed (nothing reads half-built marts), exit 1, then 0"""
-    server = start_simulator(day=START_DATE)
+    builds = "select success from mfds_raw.build_runs order by started_at"
+    built_before = query(settings_of(tmp_path), builds)
+    server = start_simulator(day=DAY)
     env = environment(tmp_path, server.base_url)
     run = Run(env)
     run.wait_for("load")
@@ -184,7 +197,8 @@ def test_a_run_stopped_during_the_build_records_a_failed_build_and_the_next_run_
     code, err = run.stop(signal.SIGTERM)
 
     assert code == 1 and err.startswith(f"dmf: stopped by SIGTERM during the build of {DAY}; ") and err.count("\n") == 1
-    assert query(settings_of(tmp_path), "select success from mfds_raw.build_runs") == [(False,)]
+    assert built_before and all(success for (success,) in built_before)
+    assert query(settings_of(tmp_path), builds) == [*built_before, (False,)]
     assert [kind for kind, _ in alerts(tmp_path)] == ["run_failed"]
     assert_the_next_run_exits_0(env, tmp_path)
 
@@ -192,14 +206,12 @@ def test_a_run_stopped_during_the_build_records_a_failed_build_and_the_next_run_
 @pytest.mark.fault("SIGTERM or `kill -9` during the report")
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_a_run_stopped_while_its_report_cannot_be_written_yet_ends_and_the_next_run_reports(
-    tmp_path, start_simulator, how
+    tmp_path, start_simulator, previous_day, how
 ):
     """SIGTERM or kill -9 while the report's file blocks (a FIFO nobody reads): one line naming the report; then 0"""
-    server = start_simulator(day=START_DATE)
+    server = start_simulator(day=DAY)
     env = environment(tmp_path, server.base_url)
-    reports = tmp_path / "reports"
-    reports.mkdir()
-    fifo = reports / f"dmf_daily_{DAY.replace('-', '')}.xlsx.tmp"
+    fifo = tmp_path / "reports" / f"dmf_daily_{DAY.replace('-', '')}.xlsx.tmp"
     os.mkfifo(fifo)
     run = Run(env)
     run.wait_for("enrich")
@@ -221,9 +233,9 @@ def test_a_run_stopped_while_its_report_cannot_be_written_yet_ends_and_the_next_
 
 @pytest.mark.fault("SIGTERM or `kill -9` during notify (a webhook that does not answer)")
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
-def test_a_run_stopped_while_a_webhook_hangs_ends_within_its_bounds(tmp_path, start_simulator, how):
+def test_a_run_stopped_while_a_webhook_hangs_ends_within_its_bounds(tmp_path, start_simulator, previous_day, how):
     """SIGTERM or kill -9 while a webhook holds the delivery: one line naming notify, bounded; then exit 0"""
-    server = start_simulator(day=START_DATE)
+    server = start_simulator(day=DAY)
     with WebhookReceiver(delay=20) as hook:
         env = environment(tmp_path, server.base_url, DMF_NOTIFY_URLS=hook.url("u", "p", "hook", rto="2"))
         run = Run(env)
@@ -246,7 +258,7 @@ def test_no_agy_outlives_its_run_whether_the_run_is_stopped_or_killed(tmp_path, 
     assert query(settings_of(tmp_path), "select as_of_date, verdict from marts.dmf_day_decisions") == [
         (START_DATE, "accepted")
     ]
-    server = start_simulator(day=START_DATE + timedelta(days=1))
+    server = start_simulator(day=DAY)
     pidfile = tmp_path / "agy.pid"
     state = tmp_path / "state"
     (state / "agy.toml").write_text('[enrich]\nretry_backoff_seconds = 0\nprint_timeout = "120s"\n', encoding="utf-8")
@@ -275,9 +287,11 @@ def test_no_agy_outlives_its_run_whether_the_run_is_stopped_or_killed(tmp_path, 
 
 
 @pytest.mark.fault("`kill -9` during the build")
-def test_a_run_killed_during_the_build_leaves_a_free_warehouse_and_its_load_for_the_next_run(tmp_path, start_simulator):
+def test_a_run_killed_during_the_build_leaves_a_free_warehouse_and_its_load_for_the_next_run(
+    tmp_path, start_simulator, previous_day
+):
     """kill -9 during dbt: no process left, the lock free, the stored load shown as not built; the next run exits 0"""
-    server = start_simulator(day=START_DATE)
+    server = start_simulator(day=DAY)
     env = environment(tmp_path, server.base_url)
     run = Run(env)
     run.wait_for("load")
@@ -286,20 +300,22 @@ def test_a_run_killed_during_the_build_leaves_a_free_warehouse_and_its_load_for_
 
     assert code == -9 and not alive(run.process.pid)
     settings = settings_of(tmp_path)
-    assert query(settings, "select fetch_status from mfds_raw.load_runs") == [("complete",)]
+    assert query(settings, "select fetch_status from mfds_raw.load_runs where as_of_date = ?", [DAY]) == [("complete",)]
     assert_the_next_run_exits_0(env, tmp_path)
 
 
 @pytest.mark.fault("a server that sends one byte at a time")
-def test_dmf_run_against_a_dripping_server_ends_within_its_deadline_with_its_line(tmp_path, start_simulator):
+def test_dmf_run_against_a_dripping_server_ends_within_its_deadline_with_its_line(
+    tmp_path, start_simulator, previous_day
+):
     """`dmf run` against a server dripping one byte at a time: exit 1 within the load deadline, the line names it"""
-    server = start_simulator(day=START_DATE, faults="drip:0.05")
+    server = start_simulator(day=DAY, faults="drip:0.05")
     env = environment(tmp_path, server.base_url, DMF_PAGE_DEADLINE_S="1", DMF_LOAD_DEADLINE_S="3")
     started = time.monotonic()
     done = run_to_the_end(env, DAY)
     assert done.returncode == 1
     assert "the load was still going after 3 s" in done.stdout and "(DMF_LOAD_DEADLINE_S)" in done.stdout
     assert f"{DAY}  REJECTED  failed: " in done.stdout
-    load_s = query(settings_of(tmp_path), "select duration_s from mfds_raw.load_runs")[0][0]
+    (load_s,) = query(settings_of(tmp_path), "select duration_s from mfds_raw.load_runs where as_of_date = ?", [DAY])[0]
     assert load_s < 6, load_s
     assert time.monotonic() - started < 120  # the load's bound, then a build of the rejected day

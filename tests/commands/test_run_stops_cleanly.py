@@ -37,6 +37,10 @@ pytestmark = pytest.mark.e2e  # runs dbt and whole days: the slow tier
 
 PROJECT = Path(__file__).resolve().parents[2]
 PREVIOUS_DAY, DAY = START_DATE.isoformat(), (START_DATE + timedelta(days=1)).isoformat()
+# The run's deadline in the test that lets it stop the load: longer than a busy machine takes from
+# the lock to the first page (with 3 s, a loaded 2-core machine let it fire before the load had
+# asked for a page, so no attempt was recorded), far shorter than the slow page (30 s).
+DEADLINE_S = 10
 
 
 def environment(tmp_path: Path, base_url: str, **extra: str) -> dict[str, str]:
@@ -156,7 +160,9 @@ def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehou
 ):
     """stopped while a page is arriving: one line, a failed attempt recorded, the alert raised; the next run exits 0"""
     server = start_simulator(day=DAY, faults="slow:30")
-    env = environment(tmp_path, server.base_url, **({"DMF_RUN_DEADLINE_S": "3"} if stop == "deadline" else {}))
+    env = environment(
+        tmp_path, server.base_url, **({"DMF_RUN_DEADLINE_S": str(DEADLINE_S)} if stop == "deadline" else {})
+    )
     run = Run(env)
     wait_until(lambda: lock_path(tmp_path / "data" / "dmf.duckdb").is_file())
     started = time.monotonic()
@@ -165,9 +171,11 @@ def test_a_run_stopped_during_the_load_records_the_attempt_and_frees_the_warehou
         code, err = run.stop(signal.SIGTERM)
     else:
         code, err = run.process.wait(timeout=60), run.process.stderr.read()
-    assert time.monotonic() - started < 20
+    # the deadline's bound keeps the 17 s to end after it that it had when the deadline was 3 s
+    assert time.monotonic() - started < (20 if stop == "SIGTERM" else DEADLINE_S + 17)
+    assert server.requests > 0  # stopped while a page was on its way, not before the load asked for one
 
-    cause = "SIGTERM" if stop == "SIGTERM" else "its deadline (DMF_RUN_DEADLINE_S = 3 s)"
+    cause = "SIGTERM" if stop == "SIGTERM" else f"its deadline (DMF_RUN_DEADLINE_S = {DEADLINE_S} s)"
     assert code == 1 and err == f"dmf: stopped by {cause} during the load of {DAY}; " + (
         "the load was not finished and nothing of it is used; the next run completes or discards what it stored "
         "and fetches again.\n"

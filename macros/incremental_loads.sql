@@ -1,6 +1,6 @@
-{#- Incremental models that hold rows per load of the sequence (int_registration_links,
-    int_registration_reinstatements, int_registrations_keyed, int_field_changes,
-    int_registration_events). Each row carries the load_id and load_seq it was
+{#- Incremental models that hold rows per load of the sequence (int_load_items_screened,
+    int_registration_links, int_registration_reinstatements, int_registrations_keyed,
+    int_field_changes, int_registration_events). Each row carries the load_id and load_seq it was
     computed for. A run computes only the loads after the newest one the table holds; the
     pre-hook first forgets every row from the first place where the table and the sequence
     (int_loads_sequenced) part ways, so that the rows kept are exactly those a full refresh

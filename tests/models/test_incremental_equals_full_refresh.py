@@ -11,7 +11,10 @@ substantive and cosmetic edits every day, scripted registrations withdrawn on da
 back after 2 and 6 days (REINSTATED under their old key), a renumbering on the same day as a manufacturer edit, a
 day whose list lost every manufacturer (a gate rejects it: it must never become a baseline),
 and a day skipped and imported at the end with `dmf backfill --insert-before-published` (a load
-older than the newest one built: every later load moves one place on)."""
+older than the newest one built: every later load moves one place on). Records the diff cannot read
+are held out (int_load_items_quarantined) on days 3, 8, 11 and 12: a number on two rows, an empty
+record, and the same two registrations on the skipped day and the day after it, so that day 12's
+replacements come from day 10 once day 11 is imported, and from day 10 before."""
 
 from __future__ import annotations
 
@@ -41,8 +44,19 @@ REJECTED = DATES[5]  # every manufacturer null: the field_fill_collapse gate rej
 SKIPPED = DATES[10]  # not loaded on its day; imported at the end, before published days
 CASES = IdentityCases(day=3, returns_after=(2, 6), renumbered_with_manufacturer=1)
 
-# (table, the columns that identify a row's content; every column but build timestamps)
-COMPARED = ("dmf_events", "dmf_event_field_changes", "dmf_signals", "dmf_registrations", "dmf_registration_history")
+NUMBER_TWICE = (DATES[2], DATES[10], DATES[11])  # a record takes the number of the next one
+EMPTY_RECORD = DATES[7]
+
+# (schema.table, the columns that identify a row's content; every column but build timestamps)
+COMPARED = (
+    "marts.dmf_events",
+    "marts.dmf_event_field_changes",
+    "marts.dmf_signals",
+    "marts.dmf_registrations",
+    "marts.dmf_registration_history",
+    "intermediate.int_load_items_quarantined",
+    "intermediate.int_load_items_screened",
+)
 BUILD_TIMESTAMPS = {"built_at", "matched_at", "published_at"}
 
 
@@ -59,14 +73,22 @@ def _days() -> dict[date, list[dict]]:
     registry = SyntheticRegistry(seed=9, size=300, start_date=START, cases=CASES)
     days = {as_of: registry.items_for(n + 1) for n, as_of in enumerate(DATES)}
     days[REJECTED] = [{**item, "MNFCTR_NAME": None} for item in days[REJECTED]]
+    # days 11 and 12: the same two registrations, found by their numbers on day 11
+    pairs = {as_of: [days[min(as_of, DATES[10])][n]["DMF_PERMIT_NO"] for n in (5, 6)] for as_of in NUMBER_TWICE}
+    for as_of, (taker, giver) in pairs.items():
+        days[as_of] = [
+            {**item, "DMF_PERMIT_NO": giver} if item["DMF_PERMIT_NO"] == taker else item for item in days[as_of]
+        ]
+    days[EMPTY_RECORD] = [*days[EMPTY_RECORD], dict.fromkeys(days[EMPTY_RECORD][0])]
     return days
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    schema, name = table.split(".")
     rows = con.execute(
-        "select column_name from information_schema.columns where table_schema = 'marts' "
+        "select column_name from information_schema.columns where table_catalog = 'dmf' and table_schema = ? "
         "and table_name = ? order by ordinal_position",
-        [table],
+        [schema, name],
     ).fetchall()
     return [row[0] for row in rows if row[0] not in BUILD_TIMESTAMPS]
 
@@ -80,12 +102,12 @@ def _differences(incremental: Path, full: Path) -> dict[str, tuple[int, int, int
             columns = ", ".join(f'"{c}"' for c in _columns(con, table))
             only = [
                 con.execute(
-                    f"select count(*) from (select {columns} from {a}.marts.{table} "
-                    f"except all select {columns} from {b}.marts.{table})"
+                    f"select count(*) from (select {columns} from {a}.{table} "
+                    f"except all select {columns} from {b}.{table})"
                 ).fetchone()[0]
                 for a, b in (("dmf", "full_refresh"), ("full_refresh", "dmf"))
             ]
-            rows = con.execute(f"select count(*) from marts.{table}").fetchone()[0]
+            rows = con.execute(f"select count(*) from {table}").fetchone()[0]
             found[table] = (rows, only[0], only[1])
     return found
 
@@ -116,6 +138,25 @@ def test_day_by_day_incremental_builds_equal_a_full_refresh_row_for_row(day_by_d
     details = {row[0] for row in query(settings, "select distinct change_detail from marts.dmf_event_field_changes")}
     assert {"renumbered", "assigned", "cosmetic"} <= details
     assert query(settings, "select verdict from marts.dmf_loads where as_of_date = ?", [REJECTED]) == [("rejected",)]
+    held_out = query(
+        settings,
+        "select as_of_date, quarantine_kind, count(*), count(replacement_row_hash) "
+        "from intermediate.int_load_items_quarantined group by all order by 1",
+    )
+    assert held_out == [
+        (DATES[2], "permit_no_on_several_rows", 2, 2),
+        (EMPTY_RECORD, "empty_record", 1, 0),
+        (DATES[10], "permit_no_on_several_rows", 2, 2),
+        (DATES[11], "permit_no_on_several_rows", 2, 2),
+    ], held_out
+    # day 12 held out the registrations day 11 held out too: their versions come from day 10
+    sources = query(
+        settings,
+        "select distinct as_of_date from mfds_raw.dmf_load_items where load_id in "
+        "(select replacement_load_id from intermediate.int_load_items_quarantined where as_of_date = ?)",
+        [DATES[11]],
+    )
+    assert sources == [(DATES[9],)], sources
 
     full = _settings(tmp_path / "full")
     full.duckdb_path.parent.mkdir(parents=True)

@@ -24,8 +24,10 @@ from dmf_watch.simulator.server import SimulatorServer
 # sys.path edits: a test imports exactly what a user's `dmf` imports.
 from dmf_watch.transform import build as build_module
 from support import replays
-from support.mfds import REAL_DATA_DIR, SERVICE_KEY, read_jsonl, small_registry
+from support.first_mornings import SMALL_FIRST_MORNING, placed
+from support.mfds import REAL_DATA_DIR, SERVICE_KEY, START_DATE, read_jsonl, small_registry
 from support.replays import Replays
+from support.scenarios import query
 from support.shared_manifest import sharing
 from support.worlds import Shelf, shelf_folder
 
@@ -212,3 +214,27 @@ def _replayed_days_shared(shelf: Shelf) -> Iterator[None]:
     replays.replays = Replays(shelf.folder / "replays")
     yield
     replays.replays = None
+
+
+@pytest.fixture
+def previous_day(tmp_path: Path, shelf: Shelf) -> Iterator[None]:
+    """START_DATE as `dmf run --as-of START_DATE` leaves it (the simulator's default registry),
+    built once a session and copied where a `dmf` child with this test's folders looks
+    (tmp_path/data/dmf.duckdb, state/, reports/): its children run only the later morning the
+    test is about (support/first_mornings.py)."""
+    with placed(
+        shelf,
+        SMALL_FIRST_MORNING,
+        duckdb_path=tmp_path / "data" / "dmf.duckdb",
+        state_dir=tmp_path / "state",
+        reports_dir=tmp_path / "reports",
+    ):
+        settings = load_settings(
+            {
+                "DMF_DUCKDB_PATH": str(tmp_path / "data" / "dmf.duckdb"),
+                "DMF_STATE_DIR": str(tmp_path / "state"),
+                "DMF_REPORTS_DIR": str(tmp_path / "reports"),
+            }
+        )
+        assert query(settings, "select as_of_date, verdict from marts.dmf_loads") == [(START_DATE, "accepted")]
+        yield

@@ -18,7 +18,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,7 +25,6 @@ import pytest
 
 from dmf_watch.core.config import load_settings
 from dmf_watch.core.lock import lock_path
-from support.first_mornings import SMALL_FIRST_MORNING, placed
 from support.mfds import SERVICE_KEY, START_DATE, small_registry
 from support.scenarios import dmf_process_env, query
 
@@ -72,23 +70,6 @@ def _wait_for_holder(path: Path, timeout_s: float = 60) -> dict:
             return json.loads(text)
         time.sleep(0.05)
     raise AssertionError("the first run never took the warehouse lock")
-
-
-@pytest.fixture
-def previous_day(tmp_path: Path, shelf) -> Iterator[None]:
-    """START_DATE as `dmf run --as-of START_DATE` leaves it (the simulator's default registry), a
-    copy of the session's first morning where this test's `dmf` children look."""
-    with placed(
-        shelf,
-        SMALL_FIRST_MORNING,
-        duckdb_path=tmp_path / "data" / "dmf.duckdb",
-        state_dir=tmp_path / "state",
-        reports_dir=tmp_path / "reports",
-    ):
-        assert query(_settings(tmp_path), "select as_of_date, verdict from marts.dmf_loads") == [
-            (START_DATE, "accepted")
-        ]
-        yield
 
 
 @pytest.mark.fault("two `dmf run` at the same moment")
@@ -157,18 +138,16 @@ def test_two_runs_started_together_give_one_load_no_duplicates_and_a_correct_nex
 
 
 @pytest.mark.fault("two `dmf run` at the same moment")
-def test_a_second_run_that_waits_too_long_exits_1_naming_the_running_process(tmp_path, start_simulator, previous_day):
+def test_a_second_run_that_waits_too_long_exits_1_naming_the_running_process(tmp_path, start_simulator):
     """A run that waits past DMF_LOCK_WAIT_S exits 1 in one line naming the running pid, command and start."""
-    # Every page answers slowly until the second run has given up, so the holder holds the lock
-    # for as long as that takes on a busy machine; then it finishes at full speed.
-    server = start_simulator(day=DAY2, faults="slow:4")
+    server = start_simulator(day=START_DATE, faults="slow:4")
     env = _env(tmp_path, server.base_url)
-    holder = _start(env, "run", "--as-of", DAY2.isoformat())
+    holder = _start(env, "run", "--as-of", START_DATE.isoformat())
     try:
         info = _wait_for_holder(lock_path(tmp_path / "data" / "dmf.duckdb"))
         started = time.monotonic()
         second = subprocess.run(
-            [sys.executable, "-m", "dmf_watch.commands.cli", "load", "--as-of", DAY2.isoformat()],
+            [sys.executable, "-m", "dmf_watch.commands.cli", "load", "--as-of", START_DATE.isoformat()],
             cwd=PROJECT,
             env={**env, "DMF_LOCK_WAIT_S": "1"},
             capture_output=True,
@@ -177,12 +156,11 @@ def test_a_second_run_that_waits_too_long_exits_1_naming_the_running_process(tmp
         )
         waited = time.monotonic() - started
     finally:
-        server.set_faults(None)
         holder.wait(timeout=400)
     assert second.returncode == 1
     assert second.stderr.count("\n") == 1 and "Traceback" not in second.stderr
     assert f"pid {holder.pid} " in second.stderr and info["pid"] == holder.pid
-    assert f"`dmf run --as-of {DAY2.isoformat()}`" in second.stderr and "since 20" in second.stderr
+    assert f"`dmf run --as-of {START_DATE.isoformat()}`" in second.stderr and "since 20" in second.stderr
     assert "waited 1 s" in second.stderr and "DMF_LOCK_WAIT_S" in second.stderr
     assert waited >= 1.0
     assert SERVICE_KEY not in second.stderr + second.stdout

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -28,7 +27,6 @@ import pytest
 from dmf_watch.core.config import load_settings
 from dmf_watch.core.lock import lock_path
 from fake_agy.support import FAKE_AGY
-from support.first_mornings import SMALL_FIRST_MORNING, placed
 from support.loopback import WebhookReceiver
 from support.mfds import START_DATE
 from support.scenarios import dmf_process_env, query
@@ -136,21 +134,6 @@ def assert_the_next_run_exits_0(env: dict[str, str], tmp_path: Path) -> None:
 
 def alerts(tmp_path: Path) -> list[tuple]:
     return query(settings_of(tmp_path), "select kind, body from notify.alerts order by raised_at")
-
-
-@pytest.fixture
-def previous_day(tmp_path: Path, shelf) -> Iterator[None]:
-    """PREVIOUS_DAY as `dmf run --as-of PREVIOUS_DAY` leaves it (the simulator's default registry),
-    built once per session and copied where this test's `dmf` children look: a baseline day no
-    assertion is about costs no child process of its own (support/first_mornings.py)."""
-    with placed(
-        shelf,
-        SMALL_FIRST_MORNING,
-        duckdb_path=tmp_path / "data" / "dmf.duckdb",
-        state_dir=tmp_path / "state",
-        reports_dir=tmp_path / "reports",
-    ):
-        yield
 
 
 @pytest.mark.fault("SIGTERM or the run's deadline during the load (a slow server)")

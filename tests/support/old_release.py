@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,11 +32,15 @@ def installed_release(commit: str) -> Path:
     dmf = folder / "venv" / "bin" / "dmf"
     with open(folder.parent / f"{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if (folder / "ready").is_file() and dmf.is_file():
-            return dmf
-        _git("worktree", "prune")  # a checkout deleted by a cleaner of the temporary folder
         source = folder / "src"
+        if (folder / "ready").is_file() and _imports(folder / "venv", source):
+            return dmf
+        # the venv is an editable install: a checkout deleted by a cleaner of the temporary
+        # folder leaves a `dmf` that cannot import, so the checkout and venv are made again
+        (folder / "ready").unlink(missing_ok=True)
+        _git("worktree", "prune")
         if not (source / "pyproject.toml").is_file():
+            shutil.rmtree(source, ignore_errors=True)
             _git("worktree", "add", "--detach", "--force", str(source), commit)
         venv = folder / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, capture_output=True)
@@ -49,6 +54,14 @@ def installed_release(commit: str) -> Path:
             raise RuntimeError(f"pip could not install the release {commit[:12]}: {install.stderr[-2000:]}")
         (folder / "ready").write_text(commit + "\n", encoding="utf-8")
     return dmf
+
+
+def _imports(venv: Path, source: Path) -> bool:
+    """Whether the release's venv still imports `dmf` from its checkout."""
+    if not (venv / "bin" / "dmf").is_file() or not (source / "pyproject.toml").is_file():
+        return False
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", "import dmf"], capture_output=True)
+    return done.returncode == 0
 
 
 def _git(*args: str) -> None:

@@ -17,6 +17,8 @@ last line: the last checkpoint's build time over day 2's. `--warehouse postgres`
 the PostgreSQL server the libpq variables name, in schemas prefixed `bench_` (dropped first;
 sizes are pg_total_relation_size). `--project DIR` runs the loader and
 dbt of another checkout (e.g. `git archive` of an older commit) for a before/after;
+the build of the day before each checkpoint (all loads since the last checkpoint: a catch-up)
+is printed on a line of its own;
 `--load-only` skips dbt to measure the raw layer's storage quickly. No asserts: figures.
 
 Run:  python benchmarks/bench_history.py [--days 365] [--checkpoints 2,30,90,180,365]
@@ -270,7 +272,13 @@ def main() -> None:
             if outcome.fetch_status != "complete":
                 print(f"day {day}: {outcome.summary()}")
             if not args.load_only and day in pre_builds:
+                started = time.monotonic()
                 build(settings)
+                loads = day - max((d for d in [0, *checkpoints] if d < day), default=0)
+                print(
+                    f"{day:>5} (the day before a checkpoint: {loads} loads in one build, "
+                    f"{time.monotonic() - started:.1f} s)  {slowest_nodes(target)}"
+                )
             if day not in checkpoints:
                 continue
             seconds, rows, slowest = float("nan"), 0, ""

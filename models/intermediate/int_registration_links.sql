@@ -84,8 +84,9 @@ linked_by_number as (
 
 unlinked_current as (
 
+    -- anti joins as not exists throughout (int_registrations_keyed says why)
     select * from numbered
-    where record_id not in (select record_id from linked_by_number)
+    where not exists (select 1 from linked_by_number as linked where linked.record_id = numbered.record_id)
         and load_seq > 1
         and load_seq in (select load_seq from loads)
 
@@ -94,7 +95,7 @@ unlinked_current as (
 unlinked_previous as (
 
     select * from numbered
-    where record_id not in (select previous_record_id from linked_by_number)
+    where not exists (select 1 from linked_by_number as linked where linked.previous_record_id = numbered.record_id)
 
 ),
 
@@ -143,15 +144,17 @@ ambiguous as (
 still_unlinked_current as (
 
     select * from unlinked_current
-    where record_id not in (select record_id from linked_by_fallback)
-        and record_id not in (select record_id from ambiguous)
+    where not exists (select 1 from linked_by_fallback as linked where linked.record_id = unlinked_current.record_id)
+        and not exists (select 1 from ambiguous where ambiguous.record_id = unlinked_current.record_id)
 
 ),
 
 still_unlinked_previous as (
 
     select * from unlinked_previous
-    where record_id not in (select previous_record_id from linked_by_fallback)
+    where not exists (
+            select 1 from linked_by_fallback as linked where linked.previous_record_id = unlinked_previous.record_id
+        )
 
 ),
 

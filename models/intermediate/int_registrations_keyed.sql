@@ -80,7 +80,10 @@ chain_identities as (
         load_id
 
     from items
-    where record_id not in (select record_id from links)
+    -- not exists, not `not in`: PostgreSQL hashes a `not in` list only while it fits in
+    -- work_mem, and a catch-up's links (9,200 a load) do not; it then scanned the list once per
+    -- record, minutes for a 27-load catch-up (benchmarks/bench_history.py, issue 40)
+    where not exists (select 1 from links where links.record_id = items.record_id)
 
 ),
 

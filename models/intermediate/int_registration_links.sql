@@ -86,7 +86,10 @@ unlinked_current as (
 
     -- anti joins as not exists throughout (int_registrations_keyed says why)
     select * from numbered
-    where not exists (select 1 from linked_by_number as linked where linked.record_id = numbered.record_id)
+    where not exists (
+            select 1 from linked_by_number as linked
+            where linked.record_id = numbered.record_id
+        )
         and load_seq > 1
         and load_seq in (select load_seq from loads)
 
@@ -95,7 +98,10 @@ unlinked_current as (
 unlinked_previous as (
 
     select * from numbered
-    where not exists (select 1 from linked_by_number as linked where linked.previous_record_id = numbered.record_id)
+    where not exists (
+            select 1 from linked_by_number as linked
+            where linked.previous_record_id = numbered.record_id
+        )
 
 ),
 
@@ -144,8 +150,14 @@ ambiguous as (
 still_unlinked_current as (
 
     select * from unlinked_current
-    where not exists (select 1 from linked_by_fallback as linked where linked.record_id = unlinked_current.record_id)
-        and not exists (select 1 from ambiguous where ambiguous.record_id = unlinked_current.record_id)
+    where not exists (
+            select 1 from linked_by_fallback as linked
+            where linked.record_id = unlinked_current.record_id
+        )
+        and not exists (
+            select 1 from ambiguous
+            where ambiguous.record_id = unlinked_current.record_id
+        )
 
 ),
 
@@ -153,7 +165,8 @@ still_unlinked_previous as (
 
     select * from unlinked_previous
     where not exists (
-            select 1 from linked_by_fallback as linked where linked.previous_record_id = unlinked_previous.record_id
+            select 1 from linked_by_fallback as linked
+            where linked.previous_record_id = unlinked_previous.record_id
         )
 
 ),

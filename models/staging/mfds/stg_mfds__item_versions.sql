@@ -111,12 +111,11 @@ with
 
 source as (
 
-    select * from {{ source('mfds', 'dmf_item_versions') }} as versions
+    select * from {{ source('mfds', 'dmf_item_versions') }}
     {%- if is_incremental() %}
-    where not exists (
-        select 1 from {{ this }} as held
-        where held.row_hash = versions.row_hash
-            and held.normalized_by = '{{ normalized_by }}'
+    where row_hash not in (
+        select row_hash from {{ this }}
+        where normalized_by = '{{ normalized_by }}'
     )
     {%- endif %}
 

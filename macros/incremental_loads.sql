@@ -52,6 +52,27 @@
 {%- endmacro %}
 
 
+{% macro chain_jump_levels(watermark) -%}
+    {#- How many doubling levels int_registrations_keyed needs to reach every chain's start: a
+        link goes to an earlier load, so a chain crosses at most K of the K loads after
+        `watermark`, and level n jumps 2^n links: the smallest n with 2^n >= K. Counted when the
+        model runs; while dbt parses or compiles, and in a unit test, 12 (4,096 loads). -#}
+    {%- if execute and flags.WHICH in ['run', 'build'] and model.resource_type != 'unit_test' -%}
+    {%- set query -%}
+    select count(*) from {{ ref('int_loads_sequenced') }} where load_seq > {{ watermark }}
+    {%- endset -%}
+    {%- set loads = run_query(query).columns[0].values()[0] | int -%}
+    {%- set levels = namespace(n=0) -%}
+    {%- for _ in range(64) -%}
+    {%- if 2 ** levels.n < loads -%}{%- set levels.n = levels.n + 1 -%}{%- endif -%}
+    {%- endfor -%}
+    {{ return(levels.n) }}
+    {%- else -%}
+    {{ return(12) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
 {% macro load_id_of_loads_after(watermark, column='load_id') -%}
     {#- `column` is one of the loads of the sequence after `watermark`: the filter a model puts
         on stg_mfds__items (see load_id_in_query). -#}

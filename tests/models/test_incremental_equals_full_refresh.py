@@ -19,21 +19,23 @@ replacements come from day 10 once day 11 is imported, and from day 10 before.""
 from __future__ import annotations
 
 import dataclasses
-import shutil
+import functools
+from collections import Counter
 from datetime import date, timedelta
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from dmf_watch.commands.backfill import backfill
+from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings, load_settings
 from dmf_watch.simulator.evolution import IdentityCases
 from dmf_watch.simulator.registry import SyntheticRegistry
 from dmf_watch.simulator.replay import write_replay
 from dmf_watch.transform.build import build
 from support.mfds import SERVICE_KEY
-from support.scenarios import DaysSource, query, run_days
+from support.postgres import drop_schemas, on_postgres
+from support.scenarios import DaysSource, run_days
 
 pytestmark = [pytest.mark.e2e, pytest.mark.longest]  # 12 days of real builds and a full refresh
 
@@ -47,17 +49,18 @@ CASES = IdentityCases(day=3, returns_after=(2, 6), renumbered_with_manufacturer=
 NUMBER_TWICE = (DATES[2], DATES[10], DATES[11])  # a record takes the number of the next one
 EMPTY_RECORD = DATES[7]
 
-# (schema.table, the columns that identify a row's content; every column but build timestamps)
+# (layer, table), compared on every column but the build timestamps
 COMPARED = (
-    "marts.dmf_events",
-    "marts.dmf_event_field_changes",
-    "marts.dmf_signals",
-    "marts.dmf_registrations",
-    "marts.dmf_registration_history",
-    "intermediate.int_load_items_quarantined",
-    "intermediate.int_load_items_screened",
+    ("marts", "dmf_events"),
+    ("marts", "dmf_event_field_changes"),
+    ("marts", "dmf_signals"),
+    ("marts", "dmf_registrations"),
+    ("marts", "dmf_registration_history"),
+    ("intermediate", "int_load_items_quarantined"),
+    ("intermediate", "int_load_items_screened"),
 )
 BUILD_TIMESTAMPS = {"built_at", "matched_at", "published_at"}
+ENGINES = ["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 def _settings(root: Path) -> Settings:
@@ -83,65 +86,62 @@ def _days() -> dict[date, list[dict]]:
     return days
 
 
-def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    schema, name = table.split(".")
-    rows = con.execute(
-        "select column_name from information_schema.columns where table_catalog = 'dmf' and table_schema = ? "
-        "and table_name = ? order by ordinal_position",
-        [schema, name],
-    ).fetchall()
-    return [row[0] for row in rows if row[0] not in BUILD_TIMESTAMPS]
+def _query(settings: Settings, sql: str, params=()) -> list[tuple]:
+    """`sql` with its layers written `{marts}`, `{intermediate}`, `{raw}`: the settings' schemas."""
+    with warehouse.connect(settings, read_only=True) as con:
+        s = con.schemas
+        return con.execute(sql.format(marts=s.marts, intermediate=s.intermediate, raw=s.raw), list(params)).fetchall()
 
 
-def _differences(incremental: Path, full: Path) -> dict[str, tuple[int, int, int]]:
-    """table -> (rows, rows only in the incremental build, rows only in the full refresh)."""
+def _contents(settings: Settings) -> dict[str, Counter]:
+    """Each compared table's rows (every column but the build timestamps), counted."""
     found = {}
-    with duckdb.connect(str(incremental), read_only=True) as con:
-        con.execute(f"attach '{full}' as full_refresh (read_only)")
-        for table in COMPARED:
-            columns = ", ".join(f'"{c}"' for c in _columns(con, table))
-            only = [
-                con.execute(
-                    f"select count(*) from (select {columns} from {a}.{table} "
-                    f"except all select {columns} from {b}.{table})"
-                ).fetchone()[0]
-                for a, b in (("dmf", "full_refresh"), ("full_refresh", "dmf"))
-            ]
-            rows = con.execute(f"select count(*) from {table}").fetchone()[0]
-            found[table] = (rows, only[0], only[1])
+    with warehouse.connect(settings, read_only=True) as con:
+        for layer, table in COMPARED:
+            schema = getattr(con.schemas, layer)
+            columns = ", ".join(f'"{c}"' for c in warehouse.columns(con, schema, table) if c not in BUILD_TIMESTAMPS)
+            found[f"{layer}.{table}"] = Counter(
+                map(repr, con.execute(f"select {columns} from {schema}.{table}").fetchall())
+            )
     return found
 
 
-@pytest.fixture(scope="module")
-def day_by_day(tmp_path_factory):
-    root = tmp_path_factory.mktemp("incremental")
-    settings = _settings(root / "warehouse")
+@pytest.fixture(params=ENGINES)
+def day_by_day(request, tmp_path):
+    settings = _settings(tmp_path / "warehouse")
+    if request.param == "postgres":
+        request.getfixturevalue("postgres")
+        settings = on_postgres(settings, "incremental")
     days = _days()
     live = [(as_of, None) for as_of in DATES if as_of != SKIPPED]
-    outcomes = run_days(settings, DaysSource({d: days[d] for d, _ in live}), live, SERVICE_KEY)
-    write_replay(root / "skipped", {SKIPPED: days[SKIPPED]})
-    backfilled = backfill(
-        settings, root / "skipped", insert_before_published=True, echo=lambda line: None, progress=False
-    )
-    return settings, outcomes, backfilled
+    try:
+        outcomes = run_days(settings, DaysSource({d: days[d] for d, _ in live}), live, SERVICE_KEY)
+        write_replay(tmp_path / "skipped", {SKIPPED: days[SKIPPED]})
+        backfilled = backfill(
+            settings, tmp_path / "skipped", insert_before_published=True, echo=lambda line: None, progress=False
+        )
+        yield settings, outcomes, backfilled
+    finally:
+        if request.param == "postgres":
+            drop_schemas(settings)
 
 
-def test_day_by_day_incremental_builds_equal_a_full_refresh_row_for_row(day_by_day, tmp_path):
+def test_day_by_day_incremental_builds_equal_a_full_refresh_row_for_row(day_by_day):
     settings, outcomes, backfilled = day_by_day
+    query = functools.partial(_query, settings)
     assert [o.exit_code for o in outcomes] == [2 if d == REJECTED else 0 for d in DATES if d != SKIPPED]
     assert backfilled == 0
     # the incremental path really ran incrementally: no full refresh was recorded
-    assert query(settings, "select count(*) from mfds_raw.build_runs where full_refresh") == [(0,)]
+    assert query("select count(*) from {raw}.build_runs where full_refresh") == [(0,)]
     # the scenario holds what it claims to exercise
-    kinds = dict(query(settings, "select event_type, count(*) from marts.dmf_events group by 1"))
+    kinds = dict(query("select event_type, count(*) from {marts}.dmf_events group by 1"))
     assert kinds.get("REINSTATED", 0) >= 2 and kinds.get("WITHDRAWN", 0) > 0 and kinds.get("NEW", 0) > 0
-    details = {row[0] for row in query(settings, "select distinct change_detail from marts.dmf_event_field_changes")}
+    details = {row[0] for row in query("select distinct change_detail from {marts}.dmf_event_field_changes")}
     assert {"renumbered", "assigned", "cosmetic"} <= details
-    assert query(settings, "select verdict from marts.dmf_loads where as_of_date = ?", [REJECTED]) == [("rejected",)]
+    assert query("select verdict from {marts}.dmf_loads where as_of_date = ?", [REJECTED]) == [("rejected",)]
     held_out = query(
-        settings,
         "select as_of_date, quarantine_kind, count(*), count(replacement_row_hash) "
-        "from intermediate.int_load_items_quarantined group by all order by 1",
+        "from {intermediate}.int_load_items_quarantined group by 1, 2 order by 1",
     )
     assert held_out == [
         (DATES[2], "permit_no_on_several_rows", 2, 2),
@@ -151,19 +151,21 @@ def test_day_by_day_incremental_builds_equal_a_full_refresh_row_for_row(day_by_d
     ], held_out
     # day 12 held out the registrations day 11 held out too: their versions come from day 10
     sources = query(
-        settings,
-        "select distinct as_of_date from mfds_raw.dmf_load_items where load_id in "
-        "(select replacement_load_id from intermediate.int_load_items_quarantined where as_of_date = ?)",
+        "select distinct as_of_date from {raw}.dmf_load_items where load_id in "
+        "(select replacement_load_id from {intermediate}.int_load_items_quarantined where as_of_date = ?)",
         [DATES[11]],
     )
     assert sources == [(DATES[9],)], sources
 
-    full = _settings(tmp_path / "full")
-    full.duckdb_path.parent.mkdir(parents=True)
-    shutil.copy(settings.duckdb_path, full.duckdb_path)
-    assert build(full, full_refresh=True).success
+    incremental = _contents(settings)
+    assert build(settings, full_refresh=True).success
+    assert query("select count(*) from {raw}.build_runs where full_refresh") == [(1,)]
+    full = _contents(settings)
 
-    differences = _differences(settings.duckdb_path, full.duckdb_path)
+    differences = {
+        table: (sum(rows.values()), sum((rows - full[table]).values()), sum((full[table] - rows).values()))
+        for table, rows in incremental.items()
+    }
     print(
         "\n"
         + "\n".join(
@@ -171,4 +173,4 @@ def test_day_by_day_incremental_builds_equal_a_full_refresh_row_for_row(day_by_d
         )
     )
     assert all(rows > 0 for rows, _, _ in differences.values())
-    assert {t: (a, b) for t, (_, a, b) in differences.items()} == {t: (0, 0) for t in COMPARED}
+    assert {t: (a, b) for t, (_, a, b) in differences.items()} == {t: (0, 0) for t in incremental}

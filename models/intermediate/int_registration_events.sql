@@ -7,11 +7,16 @@
     Incremental (macros/incremental_loads.sql): a run derives the events of the loads after the
     newest one held (a load without any event is looked at again next time, and gives none). -#}
 
+{#- without_nested_loops on PostgreSQL: `keyed` filters one table on a literal load_seq bound,
+    a literal list of the same loads and the first new load's place, which the planner
+    multiplies as if independent: at day 365 it took the 18,700 records of a morning for one
+    row and joined each read of them by rescanning them per row (over 2 minutes for one load,
+    bench_history.py, issue 40). -#}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{{ forget_loads_out_of_sequence() }}",
+    pre_hook=["{{ forget_loads_out_of_sequence() }}", "{{ without_nested_loops() }}"],
 ) }}
 
 {%- set watermark = incremental_load_watermark() %}

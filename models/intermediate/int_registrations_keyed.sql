@@ -24,10 +24,10 @@
 
 {#- on_schema_change: a warehouse built before the table was narrowed drops its displayed-field
     columns and keeps its keys, rather than failing or walking every load again. -#}
-{#- Without JIT on PostgreSQL: the recursive chains are estimated at 2.4 billion rows for the 9,212
-    of a morning, so PostgreSQL compiled the plan with optimization and inlining: 2.85 s of the
-    model's 3.15 s at day 6, growing with the days (EXPLAIN ANALYZE, benchmarks/explain_models.py,
-    issue 40). -#}
+{#- Without JIT on PostgreSQL: the chains' CTEs carry no statistics (a recursive walk then,
+    estimated at 2.4 billion rows for the 9,212 of a morning), so PostgreSQL compiled the plan
+    with optimization and inlining: 2.85 s of the model's 3.15 s at day 6, growing with the days
+    (EXPLAIN ANALYZE, benchmarks/explain_models.py, issue 40). -#}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',

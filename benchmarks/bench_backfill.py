@@ -50,11 +50,14 @@ def drop_pg_schemas(settings) -> None:
 
 def pg_size_mib(settings) -> float:
     with warehouse.connect(settings, read_only=True) as con:
-        return con.execute(
-            "select coalesce(sum(pg_total_relation_size(quote_ident(table_schema) || '.' || quote_ident(table_name))), 0) "
-            "from information_schema.tables where table_schema like ? and table_type = 'BASE TABLE'",
-            [PG_PREFIX + "\\_%"],
-        ).fetchone()[0] / 2**20
+        return (
+            con.execute(
+                "select coalesce(sum(pg_total_relation_size(quote_ident(table_schema) || '.' || quote_ident(table_name))), 0) "
+                "from information_schema.tables where table_schema like ? and table_type = 'BASE TABLE'",
+                [PG_PREFIX + "\\_%"],
+            ).fetchone()[0]
+            / 2**20
+        )
 
 
 def main() -> None:
@@ -105,7 +108,9 @@ def main() -> None:
         "(figures scale with it: read the ratios on a busy machine)"
     )
     target_s = TARGET_365_DAYS_S[args.warehouse]
-    print(f"{args.warehouse}; generated {args.days} days x ~{args.size:,} records in {generate_s:.1f} s ({dump_mib:.0f} MiB of dumps)")
+    print(
+        f"{args.warehouse}; generated {args.days} days x ~{args.size:,} records in {generate_s:.1f} s ({dump_mib:.0f} MiB of dumps)"
+    )
     print(
         f"backfill exit {code}: import {import_s:.1f} s ({per_day:.2f} s/day, checks included), "
         f"build {build_s:.1f} s, total {total_s:.1f} s; warehouse {size_mib:.0f} MiB"

@@ -21,7 +21,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from dmf_watch.commands.ground_truth import compare_day, table
+from dmf_watch.commands.ground_truth import compare_day
+from dmf_watch.commands.ground_truth import table as comparison_table
 from dmf_watch.core import warehouse
 from dmf_watch.core.config import Settings
 from dmf_watch.simulator.evolution import IdentityCases
@@ -185,7 +186,7 @@ def test_every_simulated_day_publishes_the_simulators_ground_truth_on_each_engin
     rejected day publishes nothing; the day after it is compared with the day before it)."""
     settings, _ = both_engines["synthetic", engine]
     comparisons = [compare_day(settings, _registry(), day) for day in DATES]
-    assert all(day.matches for day in comparisons), table(comparisons)
+    assert all(day.matches for day in comparisons), comparison_table(comparisons)
     assert sum(day.expected["WITHDRAWN"] for day in comparisons) > 0
 
 

@@ -54,8 +54,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: a worker per core and one more. Part of every worker's time is spent waiting (a
     child `dmf` process, a slow or silent server, a lock or connect timeout, PostgreSQL's own
-    processes), and a third worker on two cores fills those waits: the whole suite took 1,474 s
-    with three workers against 1,888 s with two, on the same 2-core machine."""
+    processes), and a third worker on two cores fills those waits: in `.ci/run` on fresh clones of
+    this 2-core machine the suite took 1,686 s with three workers against 1,888 s with two."""
     return len(os.sched_getaffinity(0)) + 1
 
 

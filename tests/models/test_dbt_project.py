@@ -185,9 +185,9 @@ def test_grain_tests_pass_on_built_marts_and_fail_on_a_duplicated_row(replayed, 
     process = invoke_dbt(replayed, "test", "--select", "test_name:unique_combination_of_columns")
     passed = _results(replayed)
     assert process.returncode == 0, process.output[-2000:]
-    # 13 marts (models/marts/registry and evidence included), int_registration_versions and
-    # int_registration_versions_watched
-    assert len(passed) == 15 and set(passed.values()) == {"pass"}
+    # 13 marts (models/marts/registry and evidence included), int_registration_versions,
+    # int_registration_versions_watched and int_event_evidence
+    assert len(passed) == 16 and set(passed.values()) == {"pass"}
 
     warehouse = tmp_path / "dmf.duckdb"
     shutil.copy(replayed.duckdb_path, warehouse)

@@ -58,6 +58,8 @@ COMPARED = (
     ("marts", "dmf_registration_history"),
     ("intermediate", "int_load_items_quarantined"),
     ("intermediate", "int_load_items_screened"),
+    ("intermediate", "int_event_evidence"),
+    ("marts", "dmf_event_evidence"),
 )
 BUILD_TIMESTAMPS = {"built_at", "matched_at", "published_at"}
 ENGINES = ["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)]

@@ -4,7 +4,8 @@
     under (mfds_raw.dmf_item_versions.row_hash), the load it came from and its page and position
     in that load's listing. `dmf evidence` picks one registration's rows and reads each record by
     its row_hash. A record the models could not read (quarantined) stands for its registration's
-    last good version, as every model downstream of staging sees it (is_quarantined says so). -#}
+    last good version, as every model downstream of staging sees it (is_quarantined says so).
+    int_event_evidence holds the lineage of every event, load by load; this is its published part. -#}
 
 with
 
@@ -14,26 +15,14 @@ published_events as (
 
 ),
 
-events as (
+lineage as (
 
-    select * from {{ ref('int_events_scored') }}
+    select * from {{ ref('int_event_evidence') }}
     where event_id in (select published_events.event_id from published_events)
 
 ),
 
-load_items as (
-
-    select * from {{ ref('stg_mfds__load_items') }}
-
-),
-
-load_runs as (
-
-    select * from {{ ref('stg_mfds__load_runs') }}
-
-),
-
-sides as (
+published as (
 
     select
         event_id,
@@ -42,56 +31,20 @@ sides as (
         dmf_key,
         permit_no,
         event_type,
-        'after' as side,
-        record_id
+        side,
+        record_id,
+        row_hash,
+        is_quarantined,
+        record_load_id,
+        record_as_of_date,
+        page_no,
+        item_position,
+        source_url,
+        started_at,
+        finished_at
 
-    from events
-    where event_type <> 'WITHDRAWN'
-
-    union all
-
-    select
-        event_id,
-        as_of_date,
-        load_id as event_load_id,
-        dmf_key,
-        permit_no,
-        event_type,
-        'before' as side,
-        previous_record_id as record_id
-
-    from events
-    where event_type in ('CHANGED', 'WITHDRAWN')
-
-),
-
-lineage as (
-
-    select
-        sides.event_id,
-        sides.as_of_date,
-        sides.event_load_id,
-        sides.dmf_key,
-        sides.permit_no,
-        sides.event_type,
-        sides.side,
-        sides.record_id,
-        cast(load_items.row_hash as bigint) as row_hash,
-        load_items.is_quarantined,
-        load_items.load_id as record_load_id,
-        load_items.as_of_date as record_as_of_date,
-        cast(load_items.page_no as bigint) as page_no,
-        cast(load_items.item_position as bigint) as item_position,
-        load_runs.source_url,
-        load_runs.started_at,
-        load_runs.finished_at
-
-    from sides
-    inner join load_items
-        on sides.record_id = load_items.record_id
-    inner join load_runs
-        on load_items.load_id = load_runs.load_id
+    from lineage
 
 )
 
-select * from lineage
+select * from published

@@ -44,6 +44,35 @@
 {%- endmacro %}
 
 
+{% macro index_sources() -%}
+    {#- An on-run-start hook: on PostgreSQL, the indexes a table of the loader's declares
+        (`meta: {postgres_indexes: [[column, ...], ...]}`, models/staging/mfds/_mfds__sources.yml),
+        created when missing. The loader (dlt) creates its tables and dbt's `indexes` config is
+        for models only; a hook also gives an existing warehouse the index on its next build.
+        Before refresh_source_statistics, so that the analyze sees the index. -#}
+    {%- if not execute or flags.WHICH not in ['build', 'run'] -%}
+        {{ return('') }}
+    {%- endif -%}
+    {{ return(adapter.dispatch('index_sources', 'dmf_watch')()) }}
+{%- endmacro %}
+
+{% macro default__index_sources() -%}
+{%- endmacro %}
+
+{% macro postgres__index_sources() -%}
+    {%- for source_node in graph.sources.values() if source_node.source_name == 'mfds' -%}
+        {%- set indexes = source_node.config.meta.get('postgres_indexes', []) -%}
+        {%- set relation = adapter.get_relation(source_node.database, source_node.schema, source_node.identifier) if indexes else none -%}
+        {%- if relation is not none -%}
+            {%- for columns in indexes %}
+    create index if not exists {{ adapter.quote(source_node.identifier ~ '__' ~ columns | join('__')) }}
+        on {{ relation }} ({{ columns | join(', ') }});
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endfor -%}
+{%- endmacro %}
+
+
 {% macro without_nested_loops() -%}
     {#- A pre-hook for a model whose plan is measured to need it: PostgreSQL plans the model's
         statement (its transaction: `set local`) without nested loops. Where a filter on a

@@ -34,7 +34,7 @@
     (select coalesce(max(load_seq), 0) from {{ this }})
     {%- else -%}
     {%- set query -%}
-    with held as (select distinct load_id, load_seq from {{ this }}),
+    with held as ({{ held_loads(this) }}),
     first_out_of_sequence as (
         select min(held.load_seq) as load_seq
         from held
@@ -120,13 +120,52 @@
     delete from {{ this }}
     where load_seq >= (
         select min(held.load_seq)
-        from (select distinct load_id, load_seq from {{ this }}) as held
+        from ({{ held_loads(this) }}) as held
         left join {{ ref('int_loads_sequenced') }} as sequenced
             on sequenced.load_id = held.load_id
             and sequenced.load_seq = held.load_seq
         where sequenced.load_id is null
     )
     {%- endif %}
+{%- endmacro %}
+
+
+{% macro held_loads(relation) -%}
+    {#- The loads a per-load table holds rows of, (load_id, load_seq) once each, as a query: what
+        the watermark and the pre-hook compare with the sequence, twice a build. A `distinct`
+        over the table reads every row it holds: on PostgreSQL 0.3 s each for the 3.5 million
+        of int_registrations_keyed or int_registration_links at day 365, growing with history.
+        A table that declares the index (load_seq, load_id) (meta.postgres_indexes, created by
+        create_declared_indexes before any model compiles) is read on PostgreSQL by a walk of
+        that index from one load to the next: one index probe a load held. -#}
+    {{ return(adapter.dispatch('held_loads', 'dmf_watch')(relation)) }}
+{%- endmacro %}
+
+{% macro default__held_loads(relation) -%}
+    select distinct load_id, load_seq from {{ relation }}
+{%- endmacro %}
+
+{% macro postgres__held_loads(relation) -%}
+    {%- if ['load_seq', 'load_id'] not in model.config.meta.get('postgres_indexes', []) -%}
+    {{ return(default__held_loads(relation)) }}
+    {%- endif -%}
+    with recursive held_load as (
+        (
+            select load_seq, load_id from {{ relation }}
+            order by load_seq, load_id
+            limit 1
+        )
+        union all
+        select next_load.load_seq, next_load.load_id
+        from held_load
+        cross join lateral (
+            select load_seq, load_id from {{ relation }}
+            where (load_seq, load_id) > (held_load.load_seq, held_load.load_id)
+            order by load_seq, load_id
+            limit 1
+        ) as next_load
+    )
+    select load_id, load_seq from held_load
 {%- endmacro %}
 
 

@@ -44,28 +44,38 @@
 {%- endmacro %}
 
 
-{% macro index_sources() -%}
-    {#- An on-run-start hook: on PostgreSQL, the indexes a table of the loader's declares
-        (`meta: {postgres_indexes: [[column, ...], ...]}`, models/staging/mfds/_mfds__sources.yml),
-        created when missing. The loader (dlt) creates its tables and dbt's `indexes` config is
-        for models only; a hook also gives an existing warehouse the index on its next build.
-        Before refresh_source_statistics, so that the analyze sees the index. -#}
+{% macro create_declared_indexes() -%}
+    {#- An on-run-start hook: on PostgreSQL, the indexes a table of the loader's or a model
+        declares (`meta: {postgres_indexes: [[column, ...], ...]}`; a source in
+        models/staging/mfds/_mfds__sources.yml, a model in its config), created when missing on
+        each such table that exists. The loader (dlt) creates its tables, and dbt's `indexes`
+        config indexes a model's table only when it creates it (a full refresh), so an existing
+        warehouse would wait for one; and an incremental model reads its own table (its
+        watermark, macros/incremental_loads.sql) while it compiles, before any hook of its own
+        runs. Before refresh_source_statistics, so that the analyze sees the index. -#}
     {%- if not execute or flags.WHICH not in ['build', 'run'] -%}
         {{ return('') }}
     {%- endif -%}
-    {{ return(adapter.dispatch('index_sources', 'dmf_watch')()) }}
+    {{ return(adapter.dispatch('create_declared_indexes', 'dmf_watch')()) }}
 {%- endmacro %}
 
-{% macro default__index_sources() -%}
+{% macro default__create_declared_indexes() -%}
 {%- endmacro %}
 
-{% macro postgres__index_sources() -%}
+{% macro postgres__create_declared_indexes() -%}
+    {%- set declared = [] -%}
     {%- for source_node in graph.sources.values() if source_node.source_name == 'mfds' -%}
-        {%- set indexes = source_node.config.meta.get('postgres_indexes', []) -%}
-        {%- set relation = adapter.get_relation(source_node.database, source_node.schema, source_node.identifier) if indexes else none -%}
-        {%- if relation is not none -%}
+        {%- do declared.append((source_node.database, source_node.schema, source_node.identifier, source_node.config.meta)) -%}
+    {%- endfor -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.package_name == project_name -%}
+        {%- do declared.append((node.database, node.schema, node.alias, node.config.meta)) -%}
+    {%- endfor -%}
+    {%- for database, schema, identifier, meta in declared -%}
+        {%- set indexes = meta.get('postgres_indexes', []) -%}
+        {%- set relation = adapter.get_relation(database, schema, identifier) if indexes else none -%}
+        {%- if relation is not none and relation.is_table -%}
             {%- for columns in indexes %}
-    create index if not exists {{ adapter.quote(source_node.identifier ~ '__' ~ columns | join('__')) }}
+    create index if not exists {{ adapter.quote(identifier ~ '__' ~ columns | join('__')) }}
         on {{ relation }} ({{ columns | join(', ') }});
             {%- endfor -%}
         {%- endif -%}

@@ -28,11 +28,15 @@
     estimated at 2.4 billion rows for the 9,212 of a morning), so PostgreSQL compiled the plan
     with optimization and inlining: 2.85 s of the model's 3.15 s at day 6, growing with the days
     (EXPLAIN ANALYZE, benchmarks/explain_models.py, issue 40). -#}
+{#- The index (load_seq, load_id) on PostgreSQL: the watermark and the pre-hook find the loads
+    the table holds by walking it, not by reading 3.5 million rows twice a morning at day 365
+    (macros/incremental_loads.sql: held_loads). -#}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='sync_all_columns',
     pre_hook=["{{ forget_loads_out_of_sequence() }}", "{{ without_jit() }}"],
+    meta={'postgres_indexes': [['load_seq', 'load_id']]},
 ) }}
 
 {%- set watermark = incremental_load_watermark() %}

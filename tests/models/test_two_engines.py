@@ -228,9 +228,11 @@ def test_postgres_plans_every_model_on_statistics_of_the_rows_it_holds(both_engi
     assert stale == []
 
 
-def test_postgres_reads_one_loads_records_by_the_index_the_build_gave_the_loader_table(both_engines):
-    """The build created the index its source declares (dmf_load_items on load_id), and it serves
-    a read of one load's records as a morning's models write it (a literal list of load ids).
+def test_postgres_reads_one_loads_records_by_the_indexes_the_build_declares(both_engines):
+    """The build created the indexes its source and models declare (dmf_load_items on load_id;
+    the two per-load tables of every record on (load_seq, load_id), which their watermark walks),
+    and the loader's serves a read of one load's records as a morning's models write it (a
+    literal list of load ids).
     Sequential scans are off for the EXPLAIN: at this size (ten loads of 300 records) a scan is
     the cheaper plan; at a year's 3.5 million rows the planner takes the index on its own
     (benchmarks/explain_models.py)."""
@@ -239,6 +241,10 @@ def test_postgres_reads_one_loads_records_by_the_index_the_build_gave_the_loader
     with warehouse.connect(pg, read_only=True) as con:
         indexes = con.execute(
             "select indexdef from pg_indexes where schemaname = ? and tablename = 'dmf_load_items'", [raw]
+        ).fetchall()
+        per_load = con.execute(
+            "select tablename, indexdef from pg_indexes where schemaname = ? and indexname like ?",
+            [f"{pg.schema_prefix}_intermediate", "%load\\_seq\\_\\_load\\_id"],
         ).fetchall()
         (last_load,) = con.execute(f"select max(load_id) from {raw}.dmf_load_items").fetchone()
         con.execute("set enable_seqscan = off")
@@ -252,6 +258,13 @@ def test_postgres_reads_one_loads_records_by_the_index_the_build_gave_the_loader
         indexdef for (indexdef,) in indexes
     }
     assert "dmf_load_items__load_id" in plan and "Seq Scan" not in plan, plan
+    assert sorted(per_load) == [
+        (
+            table,
+            f"CREATE INDEX {table}__load_seq__load_id ON {pg.schema_prefix}_intermediate.{table} USING btree (load_seq, load_id)",
+        )
+        for table in ("int_registration_links", "int_registrations_keyed")
+    ]
 
 
 # The loader's tables (the source mfds), which the build analyzes before any model reads them.

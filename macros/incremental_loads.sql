@@ -136,8 +136,9 @@
         over the table reads every row it holds: on PostgreSQL 0.3 s each for the 3.5 million
         of int_registrations_keyed or int_registration_links at day 365, growing with history.
         A table that declares the index (load_seq, load_id) (meta.postgres_indexes, created by
-        create_declared_indexes before any model compiles) is read on PostgreSQL by a walk of
-        that index from one load to the next: one index probe a load held. -#}
+        create_declared_indexes before any model compiles) and has it is read on PostgreSQL by a
+        walk of that index from one load to the next: one index probe a load held. (Without the
+        index, each probe would scan the table.) -#}
     {{ return(adapter.dispatch('held_loads', 'dmf_watch')(relation)) }}
 {%- endmacro %}
 
@@ -146,7 +147,8 @@
 {%- endmacro %}
 
 {% macro postgres__held_loads(relation) -%}
-    {%- if ['load_seq', 'load_id'] not in model.config.meta.get('postgres_indexes', []) -%}
+    {%- if ['load_seq', 'load_id'] not in model.config.meta.get('postgres_indexes', [])
+        or not postgres_index_exists(relation.schema, relation.identifier ~ '__load_seq__load_id') -%}
     {{ return(default__held_loads(relation)) }}
     {%- endif -%}
     with recursive held_load as (

@@ -148,7 +148,7 @@
 
 {% macro postgres__held_loads(relation) -%}
     {%- if ['load_seq', 'load_id'] not in model.config.meta.get('postgres_indexes', [])
-        or not postgres_index_exists(relation.schema, relation.identifier ~ '__load_seq__load_id') -%}
+        or not postgres_index_exists(relation.schema, declared_index_name(relation.identifier, ['load_seq', 'load_id'])) -%}
     {{ return(default__held_loads(relation)) }}
     {%- endif -%}
     with recursive held_load as (

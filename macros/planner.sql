@@ -78,7 +78,7 @@
         {%- set relation = adapter.get_relation(database, schema, identifier) if indexes else none -%}
         {%- if relation is not none and relation.is_table -%}
             {%- for columns in indexes -%}
-                {%- set name = identifier ~ '__' ~ columns | join('__') -%}
+                {%- set name = declared_index_name(identifier, columns) -%}
                 {%- if not postgres_index_exists(schema, name) %}
     do $dmf_index$ begin
         create index if not exists {{ adapter.quote(name) }} on {{ relation }} ({{ columns | join(', ') }});
@@ -89,6 +89,11 @@
             {%- endfor -%}
         {%- endif -%}
     {%- endfor -%}
+{%- endmacro %}
+
+{% macro declared_index_name(identifier, columns) -%}
+    {#- The name create_declared_indexes gives an index: the table's, then its columns. -#}
+    {{ return(identifier ~ '__' ~ columns | join('__')) }}
 {%- endmacro %}
 
 {% macro postgres_index_exists(schema, name) -%}

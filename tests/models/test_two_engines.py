@@ -267,6 +267,33 @@ def test_postgres_reads_one_loads_records_by_the_indexes_the_build_declares(both
     ]
 
 
+def test_postgres_looks_up_a_row_versions_records_through_staging_by_the_raw_index(both_engines):
+    """int_registration_reinstatements finds the earlier appearances of a chain start's keys
+    through the row versions that carry them: each a lookup by row_hash through the view
+    stg_mfds__load_items (usable loads, quarantine applied), which must reach the raw table's
+    declared index on row_hash. A view that computes row_hash (a coalesce with the quarantine's
+    replacement) or a CTE read by both of its branches leaves the index out of reach: the plan
+    scans every load's records. Sequential scans off, as in the test above."""
+    pg, _ = both_engines["synthetic", "postgres"]
+    raw, staging = f"{pg.schema_prefix}_mfds_raw", f"{pg.schema_prefix}_staging"
+    with warehouse.connect(pg, read_only=True) as con:
+        indexes = con.execute(
+            "select indexdef from pg_indexes where schemaname = ? and tablename = 'dmf_load_items'", [raw]
+        ).fetchall()
+        (row_hash,) = con.execute(f"select max(row_hash) from {raw}.dmf_load_items").fetchone()
+        con.execute("set enable_seqscan = off")
+        plan = "\n".join(
+            line
+            for (line,) in con.execute(
+                f"explain select record_id from {staging}.stg_mfds__load_items where row_hash = {int(row_hash)}"
+            ).fetchall()
+        )
+    assert f"CREATE INDEX dmf_load_items__row_hash ON {raw}.dmf_load_items USING btree (row_hash)" in {
+        indexdef for (indexdef,) in indexes
+    }
+    assert "dmf_load_items__row_hash" in plan and "Seq Scan on dmf_load_items" not in plan, plan
+
+
 # The loader's tables (the source mfds), which the build analyzes before any model reads them.
 LOADER_TABLES = {"dmf_item_versions", "dmf_load_items", "load_runs", "rejected_load_signals", "load_decisions"}
 

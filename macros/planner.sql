@@ -137,3 +137,23 @@
 {% macro postgres__without_jit() -%}
     set local jit = off
 {%- endmacro %}
+
+
+{% macro planned_apart() -%}
+    {#- Ends a subquery that PostgreSQL must plan on its own (each use says why): `offset 0`,
+        which changes no row, keeps the planner from merging the subquery into the query around
+        it. For a lookup of a few rows by an indexed key through a view such as
+        stg_mfds__load_items: merged, the lookup becomes a hash join over every row of the table,
+        because no join reaches an index through a UNION ALL view; kept apart, the few keys are
+        found first, and a LATERAL subquery ended the same way probes the index once per key,
+        with the key as a parameter. DuckDB plans both as joins of its own, well: nothing is
+        added there. -#}
+    {{ return(adapter.dispatch('planned_apart', 'dmf_watch')()) }}
+{%- endmacro %}
+
+{% macro default__planned_apart() -%}
+{%- endmacro %}
+
+{% macro postgres__planned_apart() -%}
+    offset 0
+{%- endmacro %}

@@ -3,7 +3,8 @@
     unchanged for a year is keyed once, not stored again with its keys every day (at day 365 the
     table this replaces was 257 of a 577 MiB warehouse). The identity models read the loads they
     need from it: the new loads and the one before (int_registration_links), the history of the
-    numbers and fallback keys that start a chain (int_registration_reinstatements). -#}
+    numbers and fallback keys that start a chain, by the row versions that carry them
+    (int_registration_reinstatements). -#}
 
 {{ config(materialized='view') }}
 
@@ -33,6 +34,7 @@ appearances as (
         memberships.record_id,
         memberships.load_id,
         loads.load_seq,
+        memberships.row_hash,
         versions.permit_no_key,
         versions.fallback_key,
         versions.loose_key

@@ -16,15 +16,18 @@
     simulated registry, all 365 loads every morning).
 
     Incremental: a run looks at the chain starts of the loads after the newest one held, and
-    reads the earlier appearances of only their numbers and fallback keys
-    (int_registration_appearances), and the links of only the records those appearances name
-    (each read of int_registration_links filters it, rather than one CTE of every link of history):
-    the same last appearance, and the same verdict on it, as a scan of the whole history.
+    reads the earlier appearances of only their numbers and fallback keys, found through the row
+    versions that carry them (int_registration_appearances by row_hash), and the links of only
+    the records those appearances name (each read of int_registration_links filters it, rather
+    than one CTE of every link of history): the same last appearance, and the same verdict on
+    it, as a scan of the whole history.
 
-    Without JIT on PostgreSQL: the earlier appearances of the numbers and fallback keys are
-    searched over every load's records, which the planner costs high enough to compile the plan
-    to machine code: at day 365, 2.7 s compiling for 4.8 s of work a morning, 6.1 s in all
-    against 4.8 s without (EXPLAIN ANALYZE, benchmarks/explain_models.py, issue 40). -#}
+    On PostgreSQL the appearances are looked up version by version through the raw table's index
+    on row_hash (planned_apart, macros/planner.sql): at day 365, 5.9 s a morning for two scans
+    of every record of every load, 0.07 s for the lookups (EXPLAIN ANALYZE, issue 40). Without
+    JIT: the planner, which cannot see how few keys a morning looks up, costs the lookups high
+    enough to compile the plan to machine code, 2.4 s for a query of 0.07 s.
+-#}
 
 {{ config(
     materialized='incremental',
@@ -64,11 +67,37 @@ chain_starts as (
 
 ),
 
+versions as (
+
+    select row_hash, permit_no_key, fallback_key from {{ ref('stg_mfds__item_versions') }}
+
+),
+
+fallback_versions as (
+
+    select row_hash from versions
+    where fallback_key in (select fallback_key from chain_starts)
+    {{ planned_apart() }}
+
+),
+
 fallback_records as (
 
-    select record_id, load_id, permit_no_key, fallback_key, load_seq
-    from {{ ref('int_registration_appearances') }}
-    where fallback_key in (select fallback_key from chain_starts)
+    -- every appearance of the row versions that carry a chain start's fallback key, looked up
+    -- version by version (on PostgreSQL by the raw table's index on row_hash: planned_apart)
+    select appearances.*
+    from fallback_versions
+    cross join lateral (
+        select
+            appearances.record_id,
+            appearances.load_id,
+            appearances.permit_no_key,
+            appearances.fallback_key,
+            appearances.load_seq
+        from {{ ref('int_registration_appearances') }} as appearances
+        where appearances.row_hash = fallback_versions.row_hash
+        {{ planned_apart() }}
+    ) as appearances
 
 ),
 
@@ -84,6 +113,30 @@ number_keys as (
 
 ),
 
+number_versions as (
+
+    select row_hash from versions
+    where permit_no_key in (select permit_no_key from number_keys)
+    {{ planned_apart() }}
+
+),
+
+number_records as (
+
+    select appearances.*
+    from number_versions
+    cross join lateral (
+        select
+            appearances.record_id,
+            appearances.permit_no_key,
+            appearances.load_seq
+        from {{ ref('int_registration_appearances') }} as appearances
+        where appearances.row_hash = number_versions.row_hash
+        {{ planned_apart() }}
+    ) as appearances
+
+),
+
 number_appearances as (
 
     select
@@ -92,8 +145,7 @@ number_appearances as (
         count(*) as records,
         min({{ bytewise('record_id') }}) as record_id
 
-    from {{ ref('int_registration_appearances') }}
-    where permit_no_key in (select permit_no_key from number_keys)
+    from number_records
     group by permit_no_key, load_seq
 
 ),

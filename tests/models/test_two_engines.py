@@ -228,14 +228,19 @@ def test_postgres_plans_every_model_on_statistics_of_the_rows_it_holds(both_engi
     assert stale == []
 
 
+def _plan_without_sequential_scans(con, sql: str) -> str:
+    """PostgreSQL's plan of `sql` with sequential scans off for the session: at the test's size
+    (ten loads of 300 records) a scan is the cheaper plan; at a year's 3.5 million rows the
+    planner takes the index on its own (benchmarks/explain_models.py)."""
+    con.execute("set enable_seqscan = off")
+    return "\n".join(line for (line,) in con.execute(f"explain {sql}").fetchall())
+
+
 def test_postgres_reads_one_loads_records_by_the_indexes_the_build_declares(both_engines):
     """The build created the indexes its source and models declare (dmf_load_items on load_id;
     the two per-load tables of every record on (load_seq, load_id), which their watermark walks),
     and the loader's serves a read of one load's records as a morning's models write it (a
-    literal list of load ids).
-    Sequential scans are off for the EXPLAIN: at this size (ten loads of 300 records) a scan is
-    the cheaper plan; at a year's 3.5 million rows the planner takes the index on its own
-    (benchmarks/explain_models.py)."""
+    literal list of load ids)."""
     pg, _ = both_engines["synthetic", "postgres"]
     raw = f"{pg.schema_prefix}_mfds_raw"
     with warehouse.connect(pg, read_only=True) as con:
@@ -247,12 +252,8 @@ def test_postgres_reads_one_loads_records_by_the_indexes_the_build_declares(both
             [f"{pg.schema_prefix}_intermediate", "%load\\_seq\\_\\_load\\_id"],
         ).fetchall()
         (last_load,) = con.execute(f"select max(load_id) from {raw}.dmf_load_items").fetchone()
-        con.execute("set enable_seqscan = off")
-        plan = "\n".join(
-            line
-            for (line,) in con.execute(
-                f"explain select item_position from {raw}.dmf_load_items where load_id in ('{last_load}')"
-            ).fetchall()
+        plan = _plan_without_sequential_scans(
+            con, f"select item_position from {raw}.dmf_load_items where load_id in ('{last_load}')"
         )
     assert f"CREATE INDEX dmf_load_items__load_id ON {raw}.dmf_load_items USING btree (load_id)" in {
         indexdef for (indexdef,) in indexes
@@ -273,7 +274,7 @@ def test_postgres_looks_up_a_row_versions_records_through_staging_by_the_raw_ind
     stg_mfds__load_items (usable loads, quarantine applied), which must reach the raw table's
     declared index on row_hash. A view that computes row_hash (a coalesce with the quarantine's
     replacement) or a CTE read by both of its branches leaves the index out of reach: the plan
-    scans every load's records. Sequential scans off, as in the test above."""
+    scans every load's records."""
     pg, _ = both_engines["synthetic", "postgres"]
     raw, staging = f"{pg.schema_prefix}_mfds_raw", f"{pg.schema_prefix}_staging"
     with warehouse.connect(pg, read_only=True) as con:
@@ -281,12 +282,8 @@ def test_postgres_looks_up_a_row_versions_records_through_staging_by_the_raw_ind
             "select indexdef from pg_indexes where schemaname = ? and tablename = 'dmf_load_items'", [raw]
         ).fetchall()
         (row_hash,) = con.execute(f"select max(row_hash) from {raw}.dmf_load_items").fetchone()
-        con.execute("set enable_seqscan = off")
-        plan = "\n".join(
-            line
-            for (line,) in con.execute(
-                f"explain select record_id from {staging}.stg_mfds__load_items where row_hash = {int(row_hash)}"
-            ).fetchall()
+        plan = _plan_without_sequential_scans(
+            con, f"select record_id from {staging}.stg_mfds__load_items where row_hash = {int(row_hash)}"
         )
     assert f"CREATE INDEX dmf_load_items__row_hash ON {raw}.dmf_load_items USING btree (row_hash)" in {
         indexdef for (indexdef,) in indexes

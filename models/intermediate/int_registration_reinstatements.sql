@@ -23,11 +23,10 @@
     it, as a scan of the whole history.
 
     On PostgreSQL the appearances are looked up version by version through the raw table's index
-    on row_hash (planned_apart, macros/planner.sql): at day 365, 5.9 s a morning for two scans
-    of every record of every load, 0.07 s for the lookups (EXPLAIN ANALYZE, issue 40). Without
-    JIT: the planner, which cannot see how few keys a morning looks up, costs the lookups high
-    enough to compile the plan to machine code, 2.4 s for a query of 0.07 s.
--#}
+    on row_hash (planned_apart, macros/planner.sql): at day 365 the node took 3.4 s a morning
+    for two scans of every record of every load, and the lookups take 0.07 s (EXPLAIN ANALYZE,
+    issue 40). Without JIT: the planner, which cannot see how few keys a morning looks up, costs
+    the lookups high enough to compile the plan to machine code, 2.4 s for a query of 0.07 s. -#}
 
 {{ config(
     materialized='incremental',
